@@ -1,0 +1,174 @@
+"""Average precision: AP (the area under the PR curve) and AP@k."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal, TypeAlias
+
+import polars as pl
+
+from polars_rankmetrics._ranking import (
+    IntoExpr,
+    NoRelevant,
+    Ranked,
+    Ranking,
+    check_choice,
+    check_k,
+)
+
+Denominator: TypeAlias = Literal["min_k_r", "r", "hits"]
+"""What AP@k divides by: ``min(k, R)``, ``R``, or the hits in the top k."""
+
+
+def average_precision_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
+    """AP over a ranked list."""
+    value = ranked.precision_terms.sum() / ranked.n_relevant
+    return ranked.if_relevant(value, no_relevant)
+
+
+def ap_at_k_statistic(
+    ranked: Ranked, k: int, denominator: Denominator, no_relevant: NoRelevant
+) -> pl.Expr:
+    """AP@k over a ranked list."""
+    total = ranked.precision_terms.head(k).sum()
+    if denominator == "min_k_r":
+        value = total / pl.min_horizontal(ranked.n_relevant, pl.lit(k))
+    elif denominator == "r":
+        value = total / ranked.n_relevant
+    else:
+        hits = ranked.hit.head(k).sum()
+        value = pl.when(hits > 0).then(total / hits).otherwise(0.0)
+    return ranked.if_relevant(value, no_relevant)
+
+
+def average_precision(
+    relevance: IntoExpr,
+    *,
+    by: IntoExpr | Sequence[IntoExpr] | None = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 0,
+    no_relevant: NoRelevant = "null",
+) -> pl.Expr:
+    """
+    Average precision: the mean of P@i over the ranks i of the relevant rows.
+
+    ``AP = sum(P@i · rel(i) for every retrieved rank i) / R``, where R counts
+    every relevant row of the group, including rows with a null score (judged,
+    not retrieved), which therefore contribute a precision of 0. This is the
+    non-interpolated AP of trec_eval (``map``) and equals the area under the
+    step PR curve, ``sum(P@i · Δrecall(i))``. Its mean over queries is MAP.
+
+    Parameters
+    ----------
+    relevance
+        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
+    by
+        The score and tie-breakers; see :func:`polars_rankmetrics.precision_at_k`.
+    descending
+        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
+    threshold
+        Labels above this value are relevant.
+    no_relevant : {'null', 'zero'}
+        The value for a query with no relevant row, where AP is undefined: null
+        (skipped by ``mean``), or 0 as trec_eval, ranx and torchmetrics do.
+
+    References
+    ----------
+    Manning, Raghavan and Schütze, *Introduction to Information Retrieval*, 8.4.
+
+    Examples
+    --------
+    Model A of the seed notes: relevant rows at ranks 1, 2, 5 and 6.
+
+    >>> import polars as pl
+    >>> import polars_rankmetrics as rm
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "score": [0.95, 0.85, 0.73, 0.62, 0.48, 0.39, 0.12, 0.04],
+    ...         "relevance": [1, 1, 0, 0, 1, 1, 0, 0],
+    ...     }
+    ... )
+    >>> df.select(ap=rm.average_precision("relevance", by="score"))
+    shape: (1, 1)
+    ┌──────────┐
+    │ ap       │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.816667 │
+    └──────────┘
+    """
+    check_choice(no_relevant, "no_relevant", NoRelevant)
+    ranking = Ranking.build(relevance, by, descending, threshold)
+    return ranking.aggregate(average_precision_statistic(ranking.in_list, no_relevant))
+
+
+def ap_at_k(
+    relevance: IntoExpr,
+    k: int,
+    *,
+    by: IntoExpr | Sequence[IntoExpr] | None = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 0,
+    no_relevant: NoRelevant = "null",
+    denominator: Denominator = "min_k_r",
+) -> pl.Expr:
+    """
+    Average precision at k: AP restricted to the top ``k`` ranks.
+
+    ``AP@k = sum(P@i · rel(i) for i <= k) / D``. Tools disagree on ``D``:
+
+    - ``'min_k_r'`` (default): ``min(k, R)``, so a perfect top k scores 1. This
+      is the seed notes' AP@k, Spark's ``meanAveragePrecisionAt`` and Microsoft
+      Recommenders' ``map_at_k``.
+    - ``'r'``: ``R``, all relevant rows. This is trec_eval's ``map_cut_k``, ranx's
+      ``map@k`` and ir_measures' ``AP@k``.
+    - ``'hits'``: the number of relevant rows in the top k (0 when there are none).
+      This is torchmetrics' ``retrieval_average_precision(top_k=k)``.
+
+    With R = 4 and relevant rows at ranks 1 and 3, AP@3 has the sum
+    1/1 + 2/3 = 1.667 and is 0.556, 0.417 or 0.833 with the three denominators.
+
+    Parameters
+    ----------
+    relevance
+        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
+    k
+        The cutoff, a positive int.
+    by
+        The score and tie-breakers; see :func:`polars_rankmetrics.precision_at_k`.
+    descending
+        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
+    threshold
+        Labels above this value are relevant.
+    no_relevant : {'null', 'zero'}
+        The value for a query with no relevant row.
+    denominator : {'min_k_r', 'r', 'hits'}
+        What the sum is divided by, as above.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankmetrics as rm
+    >>> df = pl.DataFrame(
+    ...     {"score": [6, 5, 4, 3, 2, 1], "relevance": [1, 0, 1, 1, 0, 1]}
+    ... )
+    >>> df.select(
+    ...     min_k_r=rm.ap_at_k("relevance", 3, by="score"),
+    ...     r=rm.ap_at_k("relevance", 3, by="score", denominator="r"),
+    ...     hits=rm.ap_at_k("relevance", 3, by="score", denominator="hits"),
+    ... )
+    shape: (1, 3)
+    ┌──────────┬──────────┬──────────┐
+    │ min_k_r  ┆ r        ┆ hits     │
+    │ ---      ┆ ---      ┆ ---      │
+    │ f64      ┆ f64      ┆ f64      │
+    ╞══════════╪══════════╪══════════╡
+    │ 0.555556 ┆ 0.416667 ┆ 0.833333 │
+    └──────────┴──────────┴──────────┘
+    """
+    check_k(k)
+    check_choice(no_relevant, "no_relevant", NoRelevant)
+    check_choice(denominator, "denominator", Denominator)
+    ranking = Ranking.build(relevance, by, descending, threshold)
+    return ranking.aggregate(ap_at_k_statistic(ranking.in_list, k, denominator, no_relevant))

@@ -1,0 +1,398 @@
+"""Precision-recall curves: exact, per row, binned, and interpolated."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from polars_rankmetrics._ranking import (
+    IntoExpr,
+    NoRelevant,
+    Ranked,
+    Ranking,
+    check_choice,
+    check_k,
+)
+
+ELEVEN_POINTS: tuple[float, ...] = tuple(level / 10 for level in range(11))
+"""The standard recall levels 0.0, 0.1, ..., 1.0."""
+
+# Recall is compared as tp >= level * R; the slack absorbs the rounding of
+# level * R (0.3 * 10 is 3.0000000000000004) without admitting a smaller count.
+_RECALL_SLACK = 1e-9
+
+
+def _point(
+    threshold: pl.Expr, tp: pl.Expr, pp: pl.Expr, n_relevant: pl.Expr
+) -> pl.Expr:
+    """One curve point: ``{threshold, tp, pp, precision, recall}``."""
+    return pl.struct(
+        threshold=threshold.cast(pl.Float64),
+        tp=tp.cast(pl.Int64),
+        pp=pp.cast(pl.Int64),
+        precision=pl.when(pp > 0).then(tp / pp),
+        recall=pl.when(n_relevant > 0).then(tp / n_relevant),
+    )
+
+
+def pr_curve(
+    relevance: IntoExpr,
+    *,
+    by: IntoExpr | Sequence[IntoExpr],
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 0,
+) -> pl.Expr:
+    """
+    The exact precision-recall curve: one point per distinct score.
+
+    Each point is a struct ``{threshold, tp, pp, precision, recall}`` for the
+    rows whose score is at or above ``threshold`` (at or below it when
+    ``descending=False``): ``tp`` relevant rows among ``pp`` predicted positive.
+    Points run from the highest score down. Rows with equal scores are one
+    threshold, so the points are exactly those of scikit-learn's
+    ``precision_recall_curve`` (which adds a final ``(1, 0)`` point and orders
+    them the other way). Recall counts unretrieved relevant rows (null score) in
+    its denominator; it is null for a group with no relevant row.
+
+    Under ``group_by().agg()`` the result is a list of points per group; in
+    ``select`` it is one list, which ``.explode()`` turns into rows.
+
+    Parameters
+    ----------
+    relevance
+        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
+    by
+        The score; later entries of a list are ignored here (a threshold is a
+        score value).
+    descending
+        Whether a higher score ranks first.
+    threshold
+        Labels above this value are relevant.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankmetrics as rm
+    >>> df = pl.DataFrame(
+    ...     {"score": [0.9, 0.5, 0.5, 0.1], "relevance": [1, 0, 1, 0]}
+    ... )
+    >>> df.select(rm.pr_curve("relevance", by="score").explode()).unnest("relevance")
+    shape: (3, 5)
+    ┌───────────┬─────┬─────┬───────────┬────────┐
+    │ threshold ┆ tp  ┆ pp  ┆ precision ┆ recall │
+    │ ---       ┆ --- ┆ --- ┆ ---       ┆ ---    │
+    │ f64       ┆ i64 ┆ i64 ┆ f64       ┆ f64    │
+    ╞═══════════╪═════╪═════╪═══════════╪════════╡
+    │ 0.9       ┆ 1   ┆ 1   ┆ 1.0       ┆ 0.5    │
+    │ 0.5       ┆ 2   ┆ 3   ┆ 0.666667  ┆ 1.0    │
+    │ 0.1       ┆ 2   ┆ 4   ┆ 0.5       ┆ 1.0    │
+    └───────────┴─────┴─────┴───────────┴────────┘
+    """
+    ranking = Ranking.build(relevance, by, descending, threshold)
+    ranked = ranking.in_scored_list
+    score = ranked.score
+    last_of_tie = ranked.retrieved & score.ne_missing(score.shift(-1))
+    point = _point(score, ranked.hit.cum_sum(), ranked.rank, ranked.n_relevant)
+    return ranking.ranked_with_scores().list.eval(point.filter(last_of_tie))
+
+
+def cumulative_pr(
+    relevance: IntoExpr,
+    *,
+    by: IntoExpr | Sequence[IntoExpr] | None = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 0,
+) -> pl.Expr:
+    """
+    Cumulative counts at each row's rank: ``TP≤i``, ``PP≤i``, precision and recall.
+
+    For the row at rank ``i``, ``tp`` is the number of relevant rows at ranks
+    ``1..i`` and ``pp = i``; ``precision = tp / i`` and ``recall = tp / R``. The
+    result is a struct per row, aligned with the input rows (not sorted), so it
+    works with ``.over(query)`` and ``with_columns``. Rows with a null or NaN
+    score have no rank and get a null struct. Equal scores keep input order.
+
+    Parameters
+    ----------
+    relevance
+        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
+    by
+        The score and tie-breakers; ``None`` means rows are in rank order.
+    descending
+        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
+    threshold
+        Labels above this value are relevant.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankmetrics as rm
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "query": [1, 1, 1, 2, 2],
+    ...         "score": [0.2, 0.9, 0.5, 0.3, 0.8],
+    ...         "relevance": [1, 1, 0, 0, 1],
+    ...     }
+    ... )
+    >>> df.with_columns(
+    ...     rm.cumulative_pr("relevance", by="score").over("query").alias("pr")
+    ... ).unnest("pr")
+    shape: (5, 7)
+    ┌───────┬───────┬───────────┬─────┬─────┬───────────┬────────┐
+    │ query ┆ score ┆ relevance ┆ tp  ┆ pp  ┆ precision ┆ recall │
+    │ ---   ┆ ---   ┆ ---       ┆ --- ┆ --- ┆ ---       ┆ ---    │
+    │ i64   ┆ f64   ┆ i64       ┆ i64 ┆ i64 ┆ f64       ┆ f64    │
+    ╞═══════╪═══════╪═══════════╪═════╪═════╪═══════════╪════════╡
+    │ 1     ┆ 0.2   ┆ 1         ┆ 2   ┆ 3   ┆ 0.666667  ┆ 1.0    │
+    │ 1     ┆ 0.9   ┆ 1         ┆ 1   ┆ 1   ┆ 1.0       ┆ 0.5    │
+    │ 1     ┆ 0.5   ┆ 0         ┆ 1   ┆ 2   ┆ 0.5       ┆ 0.5    │
+    │ 2     ┆ 0.3   ┆ 0         ┆ 1   ┆ 2   ┆ 0.5       ┆ 1.0    │
+    │ 2     ┆ 0.8   ┆ 1         ┆ 1   ┆ 1   ┆ 1.0       ┆ 1.0    │
+    └───────┴───────┴───────────┴─────┴─────┴───────────┴────────┘
+    """
+    ranking = Ranking.build(relevance, by, descending, threshold)
+    relevant = ranking.label > ranking.threshold
+    hit = (relevant & ranking.retrieved).cast(pl.Int64)
+    rank_order = ranking.order(pl.int_range(pl.len()))
+    position = rank_order.arg_sort()  # 0-based rank of each input row
+    tp = ranking.order(hit).cum_sum().gather(position)
+    pp = position.cast(pl.Int64) + 1
+    n_relevant = relevant.sum()
+    point = pl.struct(
+        tp=tp,
+        pp=pp,
+        precision=tp / pp,
+        recall=pl.when(n_relevant > 0).then(tp / n_relevant),
+    )
+    return pl.when(ranking.retrieved).then(point)
+
+
+def binned_pr_curve(
+    relevance: IntoExpr,
+    bins: int | Sequence[float],
+    *,
+    by: IntoExpr | Sequence[IntoExpr],
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 0,
+) -> pl.Expr:
+    """
+    A precision-recall curve with a fixed number of points, for large rankings.
+
+    - ``bins=K`` (an int) cuts the ranking into K bins of equal size: with N
+      retrieved rows, point ``i`` covers the top ``ceil(i·N/K)`` rows, so when N
+      is a multiple of K, ``pp = i·N/K``. Its ``threshold`` is the lowest score
+      in those rows. When N < K, empty bins are dropped.
+    - ``bins=[t1, t2, ...]`` (score cut-offs) gives one point per cut-off: the
+      rows whose score is at or above it (at or below when
+      ``descending=False``), in rank order. This needs no sort.
+
+    Points have the fields of :func:`pr_curve`, which is the case of one bin
+    per distinct score.
+
+    Parameters
+    ----------
+    relevance
+        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
+    bins
+        The number of equal-size bins (a positive int), or score cut-offs.
+    by
+        The score; with an int ``bins``, later entries break ties.
+    descending
+        Whether a higher score ranks first.
+    threshold
+        Labels above this value are relevant.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankmetrics as rm
+    >>> df = pl.DataFrame(
+    ...     {"score": [8, 7, 6, 5, 4, 3, 2, 1], "relevance": [1, 1, 0, 1, 0, 0, 1, 0]}
+    ... )
+    >>> df.select(rm.binned_pr_curve("relevance", 4, by="score").explode()).unnest(
+    ...     "relevance"
+    ... )
+    shape: (4, 5)
+    ┌───────────┬─────┬─────┬───────────┬────────┐
+    │ threshold ┆ tp  ┆ pp  ┆ precision ┆ recall │
+    │ ---       ┆ --- ┆ --- ┆ ---       ┆ ---    │
+    │ f64       ┆ i64 ┆ i64 ┆ f64       ┆ f64    │
+    ╞═══════════╪═════╪═════╪═══════════╪════════╡
+    │ 7.0       ┆ 2   ┆ 2   ┆ 1.0       ┆ 0.5    │
+    │ 5.0       ┆ 3   ┆ 4   ┆ 0.75      ┆ 0.75   │
+    │ 3.0       ┆ 3   ┆ 6   ┆ 0.5       ┆ 0.75   │
+    │ 1.0       ┆ 4   ┆ 8   ┆ 0.5       ┆ 1.0    │
+    └───────────┴─────┴─────┴───────────┴────────┘
+    """
+    ranking = Ranking.build(relevance, by, descending, threshold)
+    if isinstance(bins, int) and not isinstance(bins, bool):
+        check_k(bins, "bins")
+        return _equal_bins(ranking, bins)
+    if isinstance(bins, Sequence) and not isinstance(bins, str) and len(bins) > 0:
+        cutoffs = [float(cutoff) for cutoff in bins]
+        if any(cutoff != cutoff for cutoff in cutoffs):
+            msg = "`bins` cut-offs must not be NaN"
+            raise ValueError(msg)
+        return _cutoff_bins(ranking, cutoffs)
+    msg = f"`bins` must be a positive int or a non-empty list of score cut-offs, got {bins!r}"
+    raise ValueError(msg)
+
+
+def _equal_bins(ranking: Ranking, n_bins: int) -> pl.Expr:
+    ranked = ranking.in_scored_list
+    n_retrieved = ranked.n_retrieved.cast(pl.Int64)
+    bin_number = pl.int_range(1, n_bins + 1, dtype=pl.Int64)
+    ends = ((bin_number * n_retrieved + n_bins - 1) // n_bins).unique(maintain_order=True)
+    ends = ends.filter(ends > 0)
+    tp = ranked.hit.cum_sum()
+    point = _point(ranked.score.gather(ends - 1), tp.gather(ends - 1), ends, ranked.n_relevant)
+    return ranking.ranked_with_scores().list.eval(point)
+
+
+def _cutoff_bins(ranking: Ranking, cutoffs: list[float]) -> pl.Expr:
+    score = ranking.score
+    assert score is not None
+    descending = ranking.descending[0]
+    relevant = ranking.label > ranking.threshold
+    points = []
+    for cutoff in sorted(cutoffs, reverse=descending):
+        inside = score >= cutoff if descending else score <= cutoff
+        tp = (inside & relevant).sum()
+        points.append(_point(pl.lit(cutoff, pl.Float64), tp, inside.sum(), relevant.sum()))
+    return pl.concat_list(points)
+
+
+def _interpolated_statistic(
+    ranked: Ranked, levels: Sequence[float], no_relevant: NoRelevant
+) -> pl.Expr:
+    """Interpolated precision at each recall level, as one list."""
+    tp = ranked.hit.cum_sum()
+    precision = tp / ranked.rank
+    n_relevant = ranked.n_relevant
+    at_levels = [
+        precision.filter(ranked.retrieved & (tp >= level * n_relevant - _RECALL_SLACK))
+        .max()
+        .fill_null(0.0)
+        for level in levels
+    ]
+    values = pl.concat_list(at_levels)
+    zeros = pl.concat_list([pl.lit(0.0)] * len(levels))
+    return pl.when(n_relevant > 0).then(values).otherwise(None if no_relevant == "null" else zeros)
+
+
+def _check_levels(recall_levels: Sequence[float] | None) -> tuple[float, ...]:
+    if recall_levels is None:
+        return ELEVEN_POINTS
+    levels = tuple(float(level) for level in recall_levels)
+    if not levels or not all(0.0 <= level <= 1.0 for level in levels):
+        msg = f"`recall_levels` must be a non-empty list of numbers in [0, 1], got {recall_levels!r}"
+        raise ValueError(msg)
+    return levels
+
+
+def interpolated_precision(
+    relevance: IntoExpr,
+    recall_levels: Sequence[float] | None = None,
+    *,
+    by: IntoExpr | Sequence[IntoExpr] | None = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 0,
+    no_relevant: NoRelevant = "null",
+) -> pl.Expr:
+    """
+    Interpolated precision at standard recall levels, as a list.
+
+    The interpolated precision at recall level ``r`` is the highest precision at
+    any rank whose recall is at least ``r``, and 0 where recall never reaches
+    ``r``. The default levels are the eleven points 0.0, 0.1, ..., 1.0. Recall
+    counts unretrieved relevant rows in its denominator R.
+
+    This is the textbook definition (Manning et al., 8.4), comparing the recall
+    ``tp / R`` with the level. trec_eval 10's ``iprec_at_recall`` instead rounds
+    ``level * R`` to a whole number of relevant rows first.
+
+    Parameters
+    ----------
+    relevance
+        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
+    recall_levels
+        Recall levels in [0, 1]; the default is the eleven standard levels.
+    by
+        The score and tie-breakers; see :func:`polars_rankmetrics.precision_at_k`.
+    descending
+        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
+    threshold
+        Labels above this value are relevant.
+    no_relevant : {'null', 'zero'}
+        For a query with no relevant row: a null list, or a list of zeros.
+
+    Examples
+    --------
+    The seed notes' example: 9 relevant documents, 12 retrieved.
+
+    >>> import polars as pl
+    >>> import polars_rankmetrics as rm
+    >>> ranked = [0, 1, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0] + [1] * 5  # 5 not retrieved
+    >>> df = pl.DataFrame(
+    ...     {"relevance": ranked, "score": list(range(12, 0, -1)) + [None] * 5}
+    ... )
+    >>> df.select(ip=rm.interpolated_precision("relevance", by="score")).item().to_list()
+    [0.5, 0.5, 0.4, 0.4, 0.4, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    """
+    levels = _check_levels(recall_levels)
+    check_choice(no_relevant, "no_relevant", NoRelevant)
+    ranking = Ranking.build(relevance, by, descending, threshold)
+    return ranking.aggregate(_interpolated_statistic(ranking.in_list, levels, no_relevant))
+
+
+def interpolated_ap(
+    relevance: IntoExpr,
+    recall_levels: Sequence[float] | None = None,
+    *,
+    by: IntoExpr | Sequence[IntoExpr] | None = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 0,
+    no_relevant: NoRelevant = "null",
+) -> pl.Expr:
+    """
+    Interpolated average precision: the mean of :func:`interpolated_precision`.
+
+    With the default levels this is the 11-point interpolated average precision
+    (trec_eval's ``11pt_avg``, up to its rounding of the levels).
+
+    Parameters
+    ----------
+    relevance
+        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
+    recall_levels
+        Recall levels in [0, 1]; the default is the eleven standard levels.
+    by
+        The score and tie-breakers; see :func:`polars_rankmetrics.precision_at_k`.
+    descending
+        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
+    threshold
+        Labels above this value are relevant.
+    no_relevant : {'null', 'zero'}
+        The value for a query with no relevant row.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankmetrics as rm
+    >>> df = pl.DataFrame({"score": [3, 2, 1], "relevance": [1, 0, 1]})
+    >>> df.select(rm.interpolated_ap("relevance", by="score"))
+    shape: (1, 1)
+    ┌───────────┐
+    │ relevance │
+    │ ---       │
+    │ f64       │
+    ╞═══════════╡
+    │ 0.848485  │
+    └───────────┘
+    """
+    levels = _check_levels(recall_levels)
+    check_choice(no_relevant, "no_relevant", NoRelevant)
+    ranking = Ranking.build(relevance, by, descending, threshold)
+    statistic = _interpolated_statistic(ranking.in_list, levels, no_relevant).list.mean()
+    return ranking.aggregate(statistic)

@@ -1,0 +1,341 @@
+"""Cutoff metrics: precision, recall, F-beta and hit rate at k, and R-precision."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from polars_rankmetrics._ranking import (
+    IntoExpr,
+    NoRelevant,
+    Ranked,
+    Ranking,
+    check_choice,
+    check_k,
+)
+
+
+def hits_at_k(ranked: Ranked, k: int) -> pl.Expr:
+    """The number of relevant retrieved rows in the top ``k``."""
+    return ranked.hit.head(k).sum()
+
+
+def precision_statistic(ranked: Ranked, k: int) -> pl.Expr:
+    """P@k over a ranked list."""
+    return hits_at_k(ranked, k) / k
+
+
+def recall_statistic(ranked: Ranked, k: int, no_relevant: NoRelevant) -> pl.Expr:
+    """R@k over a ranked list."""
+    return ranked.if_relevant(hits_at_k(ranked, k) / ranked.n_relevant, no_relevant)
+
+
+def f_beta_statistic(ranked: Ranked, k: int, beta: float, no_relevant: NoRelevant) -> pl.Expr:
+    """F-beta@k over a ranked list: 0 when there is no hit."""
+    hits = hits_at_k(ranked, k)
+    # With h hits, P = h/k and R = h/R, so F = (1 + b²)·h / (b²·R + k).
+    weight = beta * beta
+    value = (1.0 + weight) * hits / (weight * ranked.n_relevant + k)
+    return ranked.if_relevant(value, no_relevant)
+
+
+def hit_rate_statistic(ranked: Ranked, k: int) -> pl.Expr:
+    """1.0 if a relevant row is in the top ``k``, else 0.0."""
+    return (hits_at_k(ranked, k) > 0).cast(pl.Float64)
+
+
+def r_precision_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
+    """Precision at rank R over a ranked list."""
+    n_relevant = ranked.n_relevant
+    value = ranked.hit.head(n_relevant).sum() / n_relevant
+    return ranked.if_relevant(value, no_relevant)
+
+
+def _check_no_relevant(no_relevant: NoRelevant) -> None:
+    check_choice(no_relevant, "no_relevant", NoRelevant)
+
+
+def precision_at_k(
+    relevance: IntoExpr,
+    k: int,
+    *,
+    by: IntoExpr | Sequence[IntoExpr] | None = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 0,
+) -> pl.Expr:
+    """
+    Precision at k: the fraction of the top ``k`` ranks that hold a relevant row.
+
+    ``P@k = (relevant rows in the top k) / k``. The denominator is always ``k``: when
+    fewer than ``k`` rows are retrieved, the missing ranks count as not relevant.
+    P@k is defined, and 0, for a query with no relevant row.
+
+    Parameters
+    ----------
+    relevance
+        Relevance labels: bool, int or float. A label above ``threshold`` is
+        relevant; null means unjudged and is not relevant.
+    k
+        The cutoff, a positive int.
+    by
+        The score to rank by, highest first; or a list whose later entries break
+        ties, as in ``sort_by``. Rows with a null or NaN score are not retrieved.
+        ``None`` means the rows are already in rank order.
+    descending
+        Sort direction, one bool or one per ``by`` entry. Equal scores keep
+        their input order.
+    threshold
+        Labels above this value are relevant; the default 0 matches trec_eval.
+
+    Returns
+    -------
+    Expr
+        A Float64 scalar per group (or per frame in ``select``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankmetrics as rm
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "query": [1, 1, 1, 2, 2, 2],
+    ...         "score": [0.9, 0.8, 0.1, 0.7, 0.6, 0.5],
+    ...         "relevance": [0, 1, 1, 1, 0, 0],
+    ...     }
+    ... )
+    >>> df.group_by("query", maintain_order=True).agg(
+    ...     rm.precision_at_k("relevance", 2, by="score")
+    ... )
+    shape: (2, 2)
+    ┌───────┬───────────┐
+    │ query ┆ relevance │
+    │ ---   ┆ ---       │
+    │ i64   ┆ f64       │
+    ╞═══════╪═══════════╡
+    │ 1     ┆ 0.5       │
+    │ 2     ┆ 0.5       │
+    └───────┴───────────┘
+    """
+    check_k(k)
+    ranking = Ranking.build(relevance, by, descending, threshold)
+    return ranking.aggregate(precision_statistic(ranking.in_list, k))
+
+
+def recall_at_k(
+    relevance: IntoExpr,
+    k: int,
+    *,
+    by: IntoExpr | Sequence[IntoExpr] | None = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 0,
+    no_relevant: NoRelevant = "null",
+) -> pl.Expr:
+    """
+    Recall at k: the fraction of the relevant rows that are in the top ``k``.
+
+    ``R@k = (relevant rows in the top k) / R``, where R counts every relevant row
+    of the group, including rows with a null score (judged, not retrieved).
+
+    Parameters
+    ----------
+    relevance
+        Relevance labels; see :func:`precision_at_k`.
+    k
+        The cutoff, a positive int.
+    by
+        The score and tie-breakers; see :func:`precision_at_k`.
+    descending
+        Sort direction; see :func:`precision_at_k`.
+    threshold
+        Labels above this value are relevant.
+    no_relevant : {'null', 'zero'}
+        The value for a query with no relevant row, where recall is undefined:
+        null (skipped by ``mean``), or 0 as trec_eval, ranx and torchmetrics do.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankmetrics as rm
+    >>> df = pl.DataFrame(
+    ...     {"score": [0.9, 0.8, 0.7, None], "relevance": [1, 0, 0, 1]}
+    ... )
+    >>> df.select(rm.recall_at_k("relevance", 3, by="score"))
+    shape: (1, 1)
+    ┌───────────┐
+    │ relevance │
+    │ ---       │
+    │ f64       │
+    ╞═══════════╡
+    │ 0.5       │
+    └───────────┘
+    """
+    check_k(k)
+    _check_no_relevant(no_relevant)
+    ranking = Ranking.build(relevance, by, descending, threshold)
+    return ranking.aggregate(recall_statistic(ranking.in_list, k, no_relevant))
+
+
+def f_beta_at_k(
+    relevance: IntoExpr,
+    k: int,
+    *,
+    beta: float = 1.0,
+    by: IntoExpr | Sequence[IntoExpr] | None = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 0,
+    no_relevant: NoRelevant = "null",
+) -> pl.Expr:
+    """
+    F-beta at k: the weighted harmonic mean of P@k and R@k.
+
+    ``F = (1 + beta²)·P·R / (beta²·P + R)``; recall counts ``beta`` times as much as
+    precision. It is 0 when the top ``k`` holds no relevant row, and undefined
+    (see ``no_relevant``) when the query has no relevant row.
+
+    Parameters
+    ----------
+    relevance
+        Relevance labels; see :func:`precision_at_k`.
+    k
+        The cutoff, a positive int.
+    beta
+        The weight of recall, > 0.
+    by
+        The score and tie-breakers; see :func:`precision_at_k`.
+    descending
+        Sort direction; see :func:`precision_at_k`.
+    threshold
+        Labels above this value are relevant.
+    no_relevant : {'null', 'zero'}
+        The value for a query with no relevant row.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankmetrics as rm
+    >>> df = pl.DataFrame(
+    ...     {"score": [0.9, 0.8, 0.7, 0.6], "relevance": [1, 0, 1, 1]}
+    ... )
+    >>> df.select(
+    ...     f1=rm.f_beta_at_k("relevance", 2, by="score"),
+    ...     f2=rm.f_beta_at_k("relevance", 2, beta=2.0, by="score"),
+    ... )
+    shape: (1, 2)
+    ┌─────┬──────────┐
+    │ f1  ┆ f2       │
+    │ --- ┆ ---      │
+    │ f64 ┆ f64      │
+    ╞═════╪══════════╡
+    │ 0.4 ┆ 0.357143 │
+    └─────┴──────────┘
+    """
+    check_k(k)
+    if isinstance(beta, bool) or not isinstance(beta, int | float) or not beta > 0:
+        msg = f"`beta` must be a number > 0, got {beta!r}"
+        raise ValueError(msg)
+    _check_no_relevant(no_relevant)
+    ranking = Ranking.build(relevance, by, descending, threshold)
+    return ranking.aggregate(f_beta_statistic(ranking.in_list, k, float(beta), no_relevant))
+
+
+def hit_rate_at_k(
+    relevance: IntoExpr,
+    k: int,
+    *,
+    by: IntoExpr | Sequence[IntoExpr] | None = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 0,
+) -> pl.Expr:
+    """
+    Hit rate at k: 1.0 if the top ``k`` holds a relevant row, else 0.0.
+
+    Also called success@k (trec_eval's ``success_k``). Like P@k it is defined, and
+    0, for a query with no relevant row. Averaged over queries it is the fraction
+    of queries with a hit.
+
+    Parameters
+    ----------
+    relevance
+        Relevance labels; see :func:`precision_at_k`.
+    k
+        The cutoff, a positive int.
+    by
+        The score and tie-breakers; see :func:`precision_at_k`.
+    descending
+        Sort direction; see :func:`precision_at_k`.
+    threshold
+        Labels above this value are relevant.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankmetrics as rm
+    >>> df = pl.DataFrame(
+    ...     {"score": [0.9, 0.8, 0.7], "relevance": [0, 0, 1]}
+    ... )
+    >>> df.select(
+    ...     at2=rm.hit_rate_at_k("relevance", 2, by="score"),
+    ...     at3=rm.hit_rate_at_k("relevance", 3, by="score"),
+    ... )
+    shape: (1, 2)
+    ┌─────┬─────┐
+    │ at2 ┆ at3 │
+    │ --- ┆ --- │
+    │ f64 ┆ f64 │
+    ╞═════╪═════╡
+    │ 0.0 ┆ 1.0 │
+    └─────┴─────┘
+    """
+    check_k(k)
+    ranking = Ranking.build(relevance, by, descending, threshold)
+    return ranking.aggregate(hit_rate_statistic(ranking.in_list, k))
+
+
+def r_precision(
+    relevance: IntoExpr,
+    *,
+    by: IntoExpr | Sequence[IntoExpr] | None = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 0,
+    no_relevant: NoRelevant = "null",
+) -> pl.Expr:
+    """
+    R-precision: precision at rank R, where R is the number of relevant rows.
+
+    At rank R precision equals recall, so this is also the recall at R. It is
+    trec_eval's ``Rprec``; R counts relevant rows that were not retrieved.
+
+    Parameters
+    ----------
+    relevance
+        Relevance labels; see :func:`precision_at_k`.
+    by
+        The score and tie-breakers; see :func:`precision_at_k`.
+    descending
+        Sort direction; see :func:`precision_at_k`.
+    threshold
+        Labels above this value are relevant.
+    no_relevant : {'null', 'zero'}
+        The value for a query with no relevant row.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankmetrics as rm
+    >>> df = pl.DataFrame(
+    ...     {"score": [0.9, 0.8, 0.7, 0.6], "relevance": [1, 0, 1, 0]}
+    ... )
+    >>> df.select(rm.r_precision("relevance", by="score"))
+    shape: (1, 1)
+    ┌───────────┐
+    │ relevance │
+    │ ---       │
+    │ f64       │
+    ╞═══════════╡
+    │ 0.5       │
+    └───────────┘
+    """
+    _check_no_relevant(no_relevant)
+    ranking = Ranking.build(relevance, by, descending, threshold)
+    return ranking.aggregate(r_precision_statistic(ranking.in_list, no_relevant))

@@ -1,0 +1,80 @@
+"""Reciprocal rank: one over the rank of the first relevant row."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from polars_rankmetrics._ranking import (
+    IntoExpr,
+    NoRelevant,
+    Ranked,
+    Ranking,
+    check_choice,
+    check_k,
+)
+
+
+def reciprocal_rank_statistic(ranked: Ranked, k: int | None, no_relevant: NoRelevant) -> pl.Expr:
+    """RR over a ranked list: 0 when no relevant row is retrieved (within ``k``)."""
+    hit = ranked.hit if k is None else ranked.hit.head(k)
+    value = pl.when(hit.max() > 0).then(1.0 / (hit.arg_max() + 1)).otherwise(0.0)
+    return ranked.if_relevant(value, no_relevant)
+
+
+def reciprocal_rank(
+    relevance: IntoExpr,
+    *,
+    k: int | None = None,
+    by: IntoExpr | Sequence[IntoExpr] | None = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 0,
+    no_relevant: NoRelevant = "null",
+) -> pl.Expr:
+    """
+    Reciprocal rank: ``1 / rank`` of the first relevant row, 0 if none is retrieved.
+
+    With ``k``, a first relevant row below rank ``k`` also gives 0 (RR@k, as in
+    ranx's ``mrr@k``). Averaged over queries it is MRR (trec_eval's
+    ``recip_rank``). A query with no relevant row at all is undefined; see
+    ``no_relevant``.
+
+    Parameters
+    ----------
+    relevance
+        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
+    k
+        An optional cutoff, a positive int.
+    by
+        The score and tie-breakers; see :func:`polars_rankmetrics.precision_at_k`.
+    descending
+        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
+    threshold
+        Labels above this value are relevant.
+    no_relevant : {'null', 'zero'}
+        The value for a query with no relevant row.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankmetrics as rm
+    >>> df = pl.DataFrame({"score": [4, 3, 2, 1], "relevance": [0, 0, 1, 1]})
+    >>> df.select(
+    ...     rr=rm.reciprocal_rank("relevance", by="score"),
+    ...     rr_at_2=rm.reciprocal_rank("relevance", k=2, by="score"),
+    ... )
+    shape: (1, 2)
+    ┌──────────┬─────────┐
+    │ rr       ┆ rr_at_2 │
+    │ ---      ┆ ---     │
+    │ f64      ┆ f64     │
+    ╞══════════╪═════════╡
+    │ 0.333333 ┆ 0.0     │
+    └──────────┴─────────┘
+    """
+    if k is not None:
+        check_k(k)
+    check_choice(no_relevant, "no_relevant", NoRelevant)
+    ranking = Ranking.build(relevance, by, descending, threshold)
+    return ranking.aggregate(reciprocal_rank_statistic(ranking.in_list, k, no_relevant))
