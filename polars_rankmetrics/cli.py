@@ -1,0 +1,27 @@
+"""The ``rankmetrics`` command line: one subcommand a module."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from polars_rankmetrics import demo
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``rankmetrics``; returns the process exit code."""
+    parser = argparse.ArgumentParser(
+        prog="rankmetrics", description="Ranking metrics as lazy polars expressions."
+    )
+    subcommands = parser.add_subparsers(dest="command", required=True)
+    # Each module adds its own subcommand and sets `run` as the parser's default.
+    for module in (demo,):
+        module.add_subcommand(subcommands)
+    args = parser.parse_args(argv)
+    exit_code: int = args.run(args)
+    return exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,18 @@
+"""Shared fixtures: where ../shared lives, and skips when it is absent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+TREC_EVAL = SHARED / "trec_eval"
+
+
+@pytest.fixture(scope="session")
+def trec_eval_dir() -> Path:
+    """The trec_eval 10.0 conformance files from ../shared/trec_eval."""
+    if not (TREC_EVAL / "qrels.test").is_file():
+        pytest.skip(f"trec_eval conformance data not found at {TREC_EVAL}")
+    return TREC_EVAL
