@@ -260,7 +260,10 @@ def _cutoff_bins(ranking: Ranking, cutoffs: list[float]) -> pl.Expr:
         inside = score >= cutoff if descending else score <= cutoff
         tp = (inside & relevant).sum()
         points.append(_point(pl.lit(cutoff, pl.Float64), tp, inside.sum(), relevant.sum()))
-    return pl.concat_list(points)
+    # Named like the relevance column, as every other metric is.
+    name = ranking.relevance.meta.output_name(raise_if_undetermined=False)
+    curve = pl.concat_list(points)
+    return curve if name is None else curve.alias(name)
 
 
 def _interpolated_statistic(
