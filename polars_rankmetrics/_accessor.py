@@ -39,7 +39,7 @@ class _RankDescriptor:
         return RankNameSpace(instance, self.builtin)
 
 
-def _is_polars_builtin(attribute: object) -> bool:
+def _is_polars_builtin(attribute: Any) -> bool:
     return (
         callable(attribute)
         and getattr(attribute, "__module__", None) == "polars.expr.expr"
@@ -58,7 +58,7 @@ def install() -> None:
     current = pl.Expr.__dict__.get("rank")
     if getattr(current, _MARKER, False):
         return
-    if not _is_polars_builtin(current):
+    if current is None or not _is_polars_builtin(current):
         msg = (
             f"pl.Expr.rank has already been replaced by {current!r}; "
             "polars_rankmetrics will not override it. Use the functions "

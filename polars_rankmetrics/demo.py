@@ -23,7 +23,7 @@ import polars_rankmetrics as rm
 def digits_rankings() -> pl.DataFrame:
     """Score every digit against every other one: one row per (query, document)."""
     try:
-        from sklearn.datasets import load_digits
+        from sklearn.datasets import load_digits  # type: ignore[import-untyped]
     except ImportError as error:  # pragma: no cover - depends on the environment
         msg = "the demo needs scikit-learn: pip install 'polars_rankmetrics[demo]'"
         raise SystemExit(msg) from error
@@ -45,18 +45,17 @@ def digits_rankings() -> pl.DataFrame:
 
 def evaluate(rankings: pl.DataFrame) -> pl.DataFrame:
     """Per-query metrics, lazily, in one pass."""
-    relevance = pl.col("relevance")
     return (
         rankings.lazy()
         .group_by("query", "digit")
         .agg(
-            relevance.rank.average_precision(by="score").alias("AP"),
-            relevance.rank.ap_at_k(10, by="score").alias("AP@10"),
-            relevance.rank.precision_at_k(10, by="score").alias("P@10"),
-            relevance.rank.recall_at_k(100, by="score").alias("R@100"),
-            relevance.rank.ndcg_at_k(10, by="score").alias("nDCG@10"),
-            relevance.rank.reciprocal_rank(by="score").alias("RR"),
-            relevance.rank.r_precision(by="score").alias("R-prec"),
+            rm.average_precision("relevance", by="score").alias("AP"),
+            rm.ap_at_k("relevance", 10, by="score").alias("AP@10"),
+            rm.precision_at_k("relevance", 10, by="score").alias("P@10"),
+            rm.recall_at_k("relevance", 100, by="score").alias("R@100"),
+            rm.ndcg_at_k("relevance", 10, by="score").alias("nDCG@10"),
+            rm.reciprocal_rank("relevance", by="score").alias("RR"),
+            rm.r_precision("relevance", by="score").alias("R-prec"),
         )
         .collect()
     )

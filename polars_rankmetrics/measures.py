@@ -59,66 +59,70 @@ class Measure:
     statistic: Statistic
 
 
-def _cutoff(text: str, name: str) -> int:
-    k = int(text)
-    if k < 1:
-        msg = f"measure {name!r}: the cutoff must be a positive int"
-        raise ValueError(msg)
-    return k
+def _plain(statistic: Statistic) -> Callable[[int | None], Statistic]:
+    return lambda k: statistic
 
 
-def _builders() -> list[tuple[re.Pattern[str], Callable[[str, re.Match[str]], Statistic]]]:
-    def k_of(name: str, match: re.Match[str]) -> int:
-        return _cutoff(match.group("k"), name)
-
-    table: list[tuple[str, Callable[[str, re.Match[str]], Statistic]]] = [
-        (r"map|AP", lambda n, m: average_precision_statistic),
-        (
-            r"map_cut[_.](?P<k>\d+)|AP@(?P<k2>\d+)",
-            lambda n, m: _ap_cut(_cutoff(m.group("k") or m.group("k2"), n)),
-        ),
-        (
-            r"P[_.@](?P<k>\d+)",
-            lambda n, m: (lambda r, e, k=k_of(n, m): precision_statistic(r, k)),
-        ),
-        (
-            r"(recall[_.]|R@)(?P<k>\d+)",
-            lambda n, m: (lambda r, e, k=k_of(n, m): recall_statistic(r, k, e)),
-        ),
-        (
-            r"ndcg|nDCG",
-            lambda n, m: (lambda r, e: ndcg_statistic(r, _WHOLE_RANKING, "linear", e)),
-        ),
-        (
-            r"(ndcg_cut[_.]|nDCG@)(?P<k>\d+)",
-            lambda n, m: (lambda r, e, k=k_of(n, m): ndcg_statistic(r, k, "linear", e)),
-        ),
-        (r"recip_rank|RR|MRR", lambda n, m: (lambda r, e: reciprocal_rank_statistic(r, None, e))),
-        (
-            r"(RR|MRR)@(?P<k>\d+)",
-            lambda n, m: (lambda r, e, k=k_of(n, m): reciprocal_rank_statistic(r, k, e)),
-        ),
-        (r"Rprec|R-prec", lambda n, m: r_precision_statistic),
-        (
-            r"(success[_.]|Success@)(?P<k>\d+)",
-            lambda n, m: (lambda r, e, k=k_of(n, m): hit_rate_statistic(r, k)),
-        ),
-    ]
-    return [(re.compile(pattern), build) for pattern, build in table]
+def _precision(k: int | None) -> Statistic:
+    assert k is not None
+    return lambda ranked, no_relevant: precision_statistic(ranked, k)
 
 
-def _ap_cut(k: int) -> Statistic:
+def _recall(k: int | None) -> Statistic:
+    assert k is not None
+    return lambda ranked, no_relevant: recall_statistic(ranked, k, no_relevant)
+
+
+def _ap_cut(k: int | None) -> Statistic:
+    assert k is not None
     return lambda ranked, no_relevant: ap_at_k_statistic(ranked, k, "r", no_relevant)
 
 
-_TABLE = _builders()
+def _ndcg(k: int | None) -> Statistic:
+    cutoff = _WHOLE_RANKING if k is None else k
+    return lambda ranked, no_relevant: ndcg_statistic(ranked, cutoff, "linear", no_relevant)
+
+
+def _reciprocal_rank(k: int | None) -> Statistic:
+    return lambda ranked, no_relevant: reciprocal_rank_statistic(ranked, k, no_relevant)
+
+
+def _success(k: int | None) -> Statistic:
+    assert k is not None
+    return lambda ranked, no_relevant: hit_rate_statistic(ranked, k)
+
+
+# (pattern, factory): a pattern's optional group `k` is the cutoff given to the factory.
+_TABLE: list[tuple[re.Pattern[str], Callable[[int | None], Statistic]]] = [
+    (re.compile(pattern), factory)
+    for pattern, factory in [
+        (r"map|AP", _plain(average_precision_statistic)),
+        (r"(map_cut[_.]|AP@)(?P<k>\d+)", _ap_cut),
+        (r"P[_.@](?P<k>\d+)", _precision),
+        (r"(recall[_.]|R@)(?P<k>\d+)", _recall),
+        (r"ndcg|nDCG", _ndcg),
+        (r"(ndcg_cut[_.]|nDCG@)(?P<k>\d+)", _ndcg),
+        (r"recip_rank|RR|MRR", _reciprocal_rank),
+        (r"(RR|MRR)@(?P<k>\d+)", _reciprocal_rank),
+        (r"Rprec|R-prec", _plain(r_precision_statistic)),
+        (r"(success[_.]|Success@)(?P<k>\d+)", _success),
+    ]
+]
 
 
 def parse_measure(name: str) -> Measure:
     """Parse one measure name; raise ``ValueError`` naming it if it is unknown."""
-    for pattern, build in _TABLE:
+    for pattern, factory in _TABLE:
         match = pattern.fullmatch(name)
-        if match:
-            return Measure(name, build(name, match))
-    msg = f"unknown measure {name!r}; known forms include map, AP@10, P@10, P_10, R@100, nDCG@10, ndcg_cut_10, RR, Rprec, Success@5"
+        if match is None:
+            continue
+        k = match.groupdict().get("k")
+        if k is not None and int(k) < 1:
+            msg = f"measure {name!r}: the cutoff must be a positive int"
+            raise ValueError(msg)
+        return Measure(name, factory(None if k is None else int(k)))
+    msg = (
+        f"unknown measure {name!r}; known forms include map, AP@10, P@10, P_10, "
+        "R@100, nDCG@10, ndcg_cut_10, RR, Rprec, Success@5"
+    )
     raise ValueError(msg)

@@ -77,7 +77,5 @@ def metrics(
     parsed = [parse_measure(name) for name in measures]
     ranking = Ranking.build(relevance, by, descending, threshold)
     ranked = ranking.in_list
-    fields = {
-        m.name: m.statistic(ranked, no_relevant).cast(pl.Float64) for m in parsed
-    }
-    return ranking.aggregate(pl.struct(**fields))
+    fields = [m.statistic(ranked, no_relevant).cast(pl.Float64).alias(m.name) for m in parsed]
+    return ranking.aggregate(pl.struct(fields))

@@ -92,7 +92,9 @@ def ap_at_k(
     return summed / hits if hits else 0.0
 
 
-def reciprocal_rank(rows: Sequence[Row], k: int | None = None, threshold: float = 0.0) -> float | None:
+def reciprocal_rank(
+    rows: Sequence[Row], k: int | None = None, threshold: float = 0.0
+) -> float | None:
     if n_relevant(rows, threshold) == 0:
         return None
     for rank, label in enumerate(ranked_labels(rows), start=1):
@@ -162,6 +164,4 @@ def interpolated_precision(
     for rank, label in enumerate(ranked_labels(rows), start=1):
         hits += is_relevant(label, threshold)
         curve.append((hits / total, hits / rank))
-    return [
-        max((p for r, p in curve if r >= level - 1e-12), default=0.0) for level in levels
-    ]
+    return [max((p for r, p in curve if r >= level - 1e-12), default=0.0) for level in levels]

@@ -27,7 +27,9 @@ def random_collection(seed: int, n_queries: int = 40) -> tuple[pl.DataFrame, pl.
         docs = [f"d{d:03d}" for d in rng.choice(200, size=n_docs, replace=False)]
         n_retrieved = int(rng.integers(1, n_docs + 1))
         scores = rng.integers(0, 30, size=n_retrieved) / 10  # coarse: many ties
-        run_rows += [(query, doc, float(s)) for doc, s in zip(docs[:n_retrieved], scores, strict=True)]
+        run_rows += [
+            (query, doc, float(s)) for doc, s in zip(docs[:n_retrieved], scores, strict=True)
+        ]
         no_relevant = q % 7 == 0
         for doc in docs:
             if rng.random() < 0.3:  # unjudged
@@ -82,7 +84,16 @@ def test_against_pytrec_eval(seed: int) -> None:
             map_cut_5=rm.ap_at_k("relevance", k, denominator="r", **TREC_ORDER),
         )
     )
-    measures = {"map", "P_5", "recall_5", "recip_rank", "Rprec", "ndcg_cut_5", "success_5", "map_cut_5"}
+    measures = {
+        "map",
+        "P_5",
+        "recall_5",
+        "recip_rank",
+        "Rprec",
+        "ndcg_cut_5",
+        "success_5",
+        "map_cut_5",
+    }
     reference = pytrec_per_query(run, qrels, measures)
     assert set(ours["query"]) == set(reference)
     for row in ours.iter_rows(named=True):
@@ -135,7 +146,16 @@ def test_against_ranx() -> None:
     # ranx counts only positive labels as relevant and ignores the rest.
     ranx_qrels = ranx.Qrels(nested_dict(qrels.filter(pl.col("relevance") > 0)))
     ranx_run = ranx.Run(nested_dict(run))
-    metrics = ["map", "map@5", "mrr", "ndcg@5", "precision@5", "recall@5", "hit_rate@5", "r-precision"]
+    metrics = [
+        "map",
+        "map@5",
+        "mrr",
+        "ndcg@5",
+        "precision@5",
+        "recall@5",
+        "hit_rate@5",
+        "r-precision",
+    ]
     with warnings.catch_warnings():  # numba's own type-safety chatter inside ranx
         warnings.simplefilter("ignore")
         reference = ranx.evaluate(

@@ -130,7 +130,9 @@ def test_every_metric_matches_the_reference(data: list[list[ref.Row]]) -> None:
 def test_metrics_struct_matches_single_functions(rows: list[ref.Row]) -> None:
     df = frame([rows])
     together = df.select(
-        rm.metrics("relevance", ["AP", "P@3", "R@5", "nDCG@5", "RR", "Rprec", "Success@2"], by="score")
+        rm.metrics(
+            "relevance", ["AP", "P@3", "R@5", "nDCG@5", "RR", "Rprec", "Success@2"], by="score"
+        )
     ).unnest("relevance")
     apart = df.select(
         rm.average_precision("relevance", by="score").alias("AP"),

@@ -58,7 +58,20 @@ def test_seed001_f_beta(beta: float, printed: float) -> None:
     assert value.item() == pytest.approx(printed, abs=0.01)
 
 
-PR_SCORES = [0.349, -1.084, -0.270, 0.360, 0.898, -1.923, 0.552, -2.273, -1.986, -0.122, -1.738, -3.082]
+PR_SCORES = [
+    0.349,
+    -1.084,
+    -0.270,
+    0.360,
+    0.898,
+    -1.923,
+    0.552,
+    -2.273,
+    -1.986,
+    -0.122,
+    -1.738,
+    -3.082,
+]
 PR_TRUTH = [True, False, False, True, True, True, True, False, False, True, False, False]
 PLOT_DATA = [  # threshold, precision, recall, as printed in the seed's "Plot data" table
     (0.898, 1.00, 0.17),
@@ -148,7 +161,9 @@ AP3_TRUTH = [True, True, False, True, True, False, False, False, False, False]
 
 
 def test_seed001_ap_at_3() -> None:
-    df = pl.DataFrame({"score": AP3_SCORES, "truth": AP3_TRUTH}).sample(fraction=1, shuffle=True, seed=1)
+    df = pl.DataFrame({"score": AP3_SCORES, "truth": AP3_TRUTH}).sample(
+        fraction=1, shuffle=True, seed=1
+    )
     value = df.select(rm.ap_at_k("truth", 3, by="score")).item()
     assert value == pytest.approx(2 / 3)  # (1.00 + 1.00) / min(3, 4)
     assert round(value, 2) == 0.67
@@ -164,7 +179,9 @@ def test_seed001_map_and_map_at_k_are_means_over_queries() -> None:
         ap3=rm.ap_at_k("truth", 3, by="score"),
     )
     means = per_query.select(pl.col("ap", "ap3").mean())
-    assert means["ap"].item() == pytest.approx(((1 + 1 + 3 / 5 + 4 / 6) / 4 + (1 / 3 + 2 / 4 + 3 / 7 + 4 / 8) / 4) / 2)
+    assert means["ap"].item() == pytest.approx(
+        ((1 + 1 + 3 / 5 + 4 / 6) / 4 + (1 / 3 + 2 / 4 + 3 / 7 + 4 / 8) / 4) / 2
+    )
     # AP@3: A has hits at ranks 1, 2 (2 / 3); B has one hit, at rank 3 ((1/3) / 3).
     assert means["ap3"].item() == pytest.approx((2 / 3 + 1 / 9) / 2)
 
@@ -286,9 +303,7 @@ def test_seed000_one_row_per_bin_is_the_per_row_curve() -> None:
     rng = np.random.default_rng(7)
     df = pl.DataFrame({"score": rng.random(50), "truth": rng.random(50) < 0.4})
     binned = df.select(rm.binned_pr_curve("truth", 50, by="score").explode()).unnest("truth")
-    per_row = (
-        df.select(rm.cumulative_pr("truth", by="score").alias("pr")).unnest("pr").sort("pp")
-    )
+    per_row = df.select(rm.cumulative_pr("truth", by="score").alias("pr")).unnest("pr").sort("pp")
     assert binned.select("tp", "pp", "precision", "recall").equals(
         per_row.select("tp", "pp", "precision", "recall")
     )

@@ -1,0 +1,134 @@
+"""Properties that must hold for every metric: contexts, row order, bounds, monotonicity."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import polars as pl
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+import polars_rankmetrics as rm
+
+SCALAR_METRICS: dict[str, pl.Expr] = {
+    "P@3": rm.precision_at_k("relevance", 3, by="score"),
+    "R@3": rm.recall_at_k("relevance", 3, by="score"),
+    "F1@3": rm.f_beta_at_k("relevance", 3, by="score"),
+    "hit@3": rm.hit_rate_at_k("relevance", 3, by="score"),
+    "AP": rm.average_precision("relevance", by="score"),
+    "AP@3": rm.ap_at_k("relevance", 3, by="score"),
+    "AP@3_r": rm.ap_at_k("relevance", 3, by="score", denominator="r"),
+    "AP@3_hits": rm.ap_at_k("relevance", 3, by="score", denominator="hits"),
+    "RR": rm.reciprocal_rank("relevance", by="score"),
+    "Rprec": rm.r_precision("relevance", by="score"),
+    "nDCG@3": rm.ndcg_at_k("relevance", 3, by="score"),
+    "nDCG@3_exp": rm.ndcg_at_k("relevance", 3, by="score", gain="exponential"),
+    "11pt": rm.interpolated_ap("relevance", by="score"),
+}
+ALL_METRICS: dict[str, pl.Expr] = {
+    **SCALAR_METRICS,
+    "DCG@3": rm.dcg_at_k("relevance", 3, by="score"),
+    "curve": rm.pr_curve("relevance", by="score"),
+    "binned": rm.binned_pr_curve("relevance", 3, by="score"),
+    "iprec": rm.interpolated_precision("relevance", by="score"),
+    "multi": rm.metrics("relevance", ["AP", "P@2", "nDCG@5", "RR"], by="score"),
+}
+
+
+@st.composite
+def collections(draw: st.DrawFn, *, distinct_scores: bool = False) -> pl.DataFrame:
+    n = draw(st.integers(1, 60))
+    query = draw(st.lists(st.integers(0, 5), min_size=n, max_size=n))
+    if distinct_scores:
+        values = draw(st.lists(st.integers(-1000, 1000), min_size=n, max_size=n, unique=True))
+        score: list[float | None] = [v / 10 for v in values]
+    else:
+        score = draw(
+            st.lists(st.one_of(st.none(), st.integers(0, 4).map(float)), min_size=n, max_size=n)
+        )
+    relevance = draw(st.lists(st.one_of(st.none(), st.integers(-1, 3)), min_size=n, max_size=n))
+    return pl.DataFrame(
+        {"query": query, "score": score, "relevance": relevance},
+        schema={"query": pl.Int64, "score": pl.Float64, "relevance": pl.Int64},
+    )
+
+
+def per_query(frame: pl.DataFrame | pl.LazyFrame, metrics: dict[str, pl.Expr]) -> pl.DataFrame:
+    result = frame.lazy().group_by("query").agg(e.alias(n) for n, e in metrics.items())
+    return result.sort("query").collect()
+
+
+@settings(max_examples=40, deadline=None)
+@given(collections(distinct_scores=True), st.randoms(use_true_random=False))
+def test_row_order_does_not_matter_with_distinct_scores(df: pl.DataFrame, random) -> None:  # type: ignore[no-untyped-def]
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=random.randint(0, 2**31))
+    assert_frame_equal(per_query(df, ALL_METRICS), per_query(shuffled, ALL_METRICS))
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(df=collections())
+def test_eager_lazy_and_parquet_agree(df: pl.DataFrame, tmp_path: Path) -> None:
+    path = tmp_path / "rows.parquet"
+    df.write_parquet(path)
+    eager = df.group_by("query").agg(e.alias(n) for n, e in ALL_METRICS.items()).sort("query")
+    assert_frame_equal(eager, per_query(df.lazy(), ALL_METRICS))
+    assert_frame_equal(eager, per_query(pl.scan_parquet(path), ALL_METRICS))
+    streaming = (
+        pl.scan_parquet(path)
+        .group_by("query")
+        .agg(e.alias(n) for n, e in ALL_METRICS.items())
+        .sort("query")
+        .collect(engine="streaming")
+    )
+    assert_frame_equal(eager, streaming)
+
+
+@settings(max_examples=30, deadline=None)
+@given(collections())
+def test_group_by_equals_per_group_select_and_over(df: pl.DataFrame) -> None:
+    grouped = per_query(df, ALL_METRICS)
+    for query in grouped["query"]:
+        alone = df.filter(pl.col("query") == query).select(
+            pl.lit(query, pl.Int64).alias("query"), *(e.alias(n) for n, e in ALL_METRICS.items())
+        )
+        assert_frame_equal(grouped.filter(pl.col("query") == query), alone)
+    broadcast = (
+        df.select("query", *(e.over("query").alias(n) for n, e in SCALAR_METRICS.items()))
+        .unique(maintain_order=False)
+        .sort("query")
+    )
+    assert_frame_equal(per_query(df, SCALAR_METRICS), broadcast)
+
+
+@settings(max_examples=40, deadline=None)
+@given(collections())
+def test_values_are_in_the_unit_interval(df: pl.DataFrame) -> None:
+    values = per_query(df, SCALAR_METRICS).drop("query")
+    for name in values.columns:
+        column = values[name].drop_nulls()
+        assert column.is_between(0.0, 1.0).all(), name
+    curves = per_query(df, {"iprec": ALL_METRICS["iprec"]})["iprec"].explode().drop_nulls()
+    assert curves.is_between(0.0, 1.0).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(collections())
+def test_recall_grows_with_k_and_precision_terms_are_consistent(df: pl.DataFrame) -> None:
+    cutoffs = [1, 2, 3, 5, 8, 13, 100]
+    recall = per_query(df, {f"{k}": rm.recall_at_k("relevance", k, by="score") for k in cutoffs})
+    for previous, current in itertools.pairwise(cutoffs):
+        pairs = recall.select(str(previous), str(current)).drop_nulls()
+        assert (pairs[str(previous)] <= pairs[str(current)]).all()
+    # AP@k with denominator R tends to AP as k covers the ranking.
+    both = per_query(
+        df,
+        {
+            "ap": rm.average_precision("relevance", by="score"),
+            "ap_all": rm.ap_at_k("relevance", 1000, by="score", denominator="r"),
+        },
+    )
+    assert both["ap"].to_list() == both["ap_all"].to_list()

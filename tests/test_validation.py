@@ -1,0 +1,157 @@
+"""Bad parameters fail when the expression is built; bad data fails (or is handled) at collect."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import polars as pl
+import pytest
+
+import polars_rankmetrics as rm
+
+BAD_K = [0, -1, 1.5, True, "3", None]
+
+
+@pytest.mark.parametrize("k", BAD_K)
+@pytest.mark.parametrize(
+    "metric",
+    [
+        rm.precision_at_k,
+        rm.recall_at_k,
+        rm.f_beta_at_k,
+        rm.hit_rate_at_k,
+        rm.ap_at_k,
+        rm.dcg_at_k,
+        rm.ndcg_at_k,
+    ],
+)
+def test_k_must_be_a_positive_int(metric: Callable[..., pl.Expr], k: object) -> None:
+    with pytest.raises(ValueError, match="`k` must be a positive int"):
+        metric("relevance", k, by="score")
+
+
+@pytest.mark.parametrize("k", [0, -2, 2.0])
+def test_reciprocal_rank_cutoff_is_checked(k: object) -> None:
+    with pytest.raises(ValueError, match="`k`"):
+        rm.reciprocal_rank("relevance", k=k, by="score")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("beta", [0, -1, math.nan, "1"])
+def test_beta_must_be_positive(beta: object) -> None:
+    with pytest.raises(ValueError, match="`beta` must be a number > 0"):
+        rm.f_beta_at_k("relevance", 3, beta=beta, by="score")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bins", [0, -3, [], "10", True])
+def test_bins_must_be_positive_or_cutoffs(bins: object) -> None:
+    with pytest.raises(ValueError, match="`bins`"):
+        rm.binned_pr_curve("relevance", bins, by="score")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("levels", [[-0.1], [1.5], [], [0.5, math.nan]])
+def test_recall_levels_must_be_in_the_unit_interval(levels: list[float]) -> None:
+    with pytest.raises(ValueError, match="`recall_levels`"):
+        rm.interpolated_precision("relevance", levels, by="score")
+    with pytest.raises(ValueError, match="`recall_levels`"):
+        rm.interpolated_ap("relevance", levels, by="score")
+
+
+def test_option_strings_are_checked() -> None:
+    with pytest.raises(ValueError, match="`no_relevant` must be one of 'null', 'zero'"):
+        rm.average_precision("relevance", by="score", no_relevant="skip")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`denominator`"):
+        rm.ap_at_k("relevance", 3, by="score", denominator="k")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`gain`"):
+        rm.ndcg_at_k("relevance", 3, by="score", gain="log")  # type: ignore[arg-type]
+
+
+def test_by_and_descending_are_checked() -> None:
+    with pytest.raises(ValueError, match="`descending`"):
+        rm.average_precision("relevance", by=["score", "doc"], descending=[True])
+    with pytest.raises(ValueError, match="`by`"):
+        rm.average_precision("relevance", by=[])
+    with pytest.raises(ValueError, match="`threshold`"):
+        rm.average_precision("relevance", by="score", threshold=-1)
+    with pytest.raises(ValueError, match="needs scores"):
+        rm.pr_curve("relevance", by=None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="column name or a polars expression"):
+        rm.average_precision(3, by="score")  # type: ignore[arg-type]
+
+
+def test_measures_are_checked() -> None:
+    with pytest.raises(ValueError, match="unknown measure 'MAP@ten'"):
+        rm.metrics("relevance", ["MAP@ten"], by="score")
+    with pytest.raises(ValueError, match="duplicate"):
+        rm.metrics("relevance", ["AP", "AP"], by="score")
+    with pytest.raises(ValueError, match="non-empty list"):
+        rm.metrics("relevance", "AP", by="score")
+
+
+def test_non_numeric_columns_fail_at_collect_naming_the_column() -> None:
+    df = pl.DataFrame({"score": ["a", "b"], "label": ["x", "y"], "ok": [0.5, 0.1]})
+    with pytest.raises(TypeError, match="score column 'score' must be numeric, got String"):
+        df.select(rm.average_precision("ok", by="score"))
+    with pytest.raises(TypeError, match="relevance column 'label' must be numeric or boolean"):
+        df.select(rm.average_precision("label", by="ok"))
+    with pytest.raises(TypeError, match="score column 'score'"):
+        df.lazy().group_by(pl.lit(1)).agg(rm.ndcg_at_k("ok", 3, by="score")).collect()
+
+
+def test_nan_scores_are_not_retrieved_and_infinite_scores_rank_normally() -> None:
+    df = pl.DataFrame(
+        {
+            "score": [math.nan, math.inf, 1.0, -math.inf, None],
+            "relevance": [1, 0, 1, 1, 1],
+        }
+    )
+    out = df.select(
+        p1=rm.precision_at_k("relevance", 1, by="score"),
+        p3=rm.precision_at_k("relevance", 3, by="score"),
+        r10=rm.recall_at_k("relevance", 10, by="score"),
+        rr=rm.reciprocal_rank("relevance", by="score"),
+    )
+    # Ranking: inf (0), 1.0 (1), -inf (1); the NaN and null rows are judged, not retrieved.
+    assert out.row(0) == pytest.approx((0.0, 2 / 3, 2 / 4, 1 / 2))
+
+
+def test_boolean_and_float_labels() -> None:
+    df = pl.DataFrame({"score": [3, 2, 1], "b": [False, True, True], "f": [0.0, 0.5, 2.5]})
+    out = df.select(
+        b=rm.average_precision("b", by="score"),
+        f=rm.average_precision("f", by="score"),
+        f_t=rm.average_precision("f", by="score", threshold=1.0),
+        dcg=rm.dcg_at_k("f", 3, by="score"),
+    )
+    assert out.row(0) == pytest.approx(
+        ((1 / 2 + 2 / 3) / 2, (1 / 2 + 2 / 3) / 2, 1 / 3, 0.5 / math.log2(3) + 2.5 / 2)
+    )
+
+
+def test_ties_keep_input_order_and_tie_breakers_apply() -> None:
+    df = pl.DataFrame({"score": [1.0, 1.0, 1.0], "doc": ["a", "c", "b"], "relevance": [0, 0, 1]})
+    assert df.select(rm.reciprocal_rank("relevance", by="score")).item() == 1 / 3
+    by_doc_desc = rm.reciprocal_rank("relevance", by=["score", "doc"], descending=[True, True])
+    assert df.select(by_doc_desc).item() == 1 / 2  # c, b, a
+
+
+def test_rows_in_rank_order_without_by() -> None:
+    df = pl.DataFrame({"relevance": [0, 1, 0, 1]})
+    assert df.select(rm.average_precision("relevance")).item() == pytest.approx((1 / 2 + 2 / 4) / 2)
+    assert df.select(rm.precision_at_k("relevance", 2)).item() == 0.5
+
+
+def test_ascending_scores() -> None:
+    df = pl.DataFrame({"distance": [0.1, 0.9, 0.5], "relevance": [1, 0, 0]})
+    assert df.select(rm.reciprocal_rank("relevance", by="distance", descending=False)).item() == 1.0
+    assert df.select(rm.reciprocal_rank("relevance", by="distance")).item() == 1 / 3
+
+
+def test_empty_frame() -> None:
+    df = pl.DataFrame(schema={"score": pl.Float64, "relevance": pl.Int64})
+    out = df.select(
+        p=rm.precision_at_k("relevance", 3, by="score"),
+        ap=rm.average_precision("relevance", by="score"),
+    )
+    assert out.row(0) == (0.0, None)
+    assert df.group_by("score").agg(rm.average_precision("relevance", by="score")).height == 0
