@@ -12,6 +12,7 @@ from polars_rankmetrics.curves import (
     cumulative_pr,
     interpolated_ap,
     interpolated_precision,
+    mean_curve,
     pr_curve,
 )
 from polars_rankmetrics.dcg import dcg_at_k, ndcg_at_k
@@ -35,6 +36,7 @@ __all__ = [
     "hit_rate_at_k",
     "interpolated_ap",
     "interpolated_precision",
+    "mean_curve",
     "metrics",
     "ndcg_at_k",
     "pr_curve",

@@ -399,3 +399,40 @@ def interpolated_ap(
     ranking = Ranking.build(relevance, by, descending, threshold)
     statistic = _interpolated_statistic(ranking.in_list, levels, no_relevant).list.mean()
     return ranking.aggregate(statistic)
+
+
+def mean_curve(curve: IntoExpr, length: int = len(ELEVEN_POINTS)) -> pl.Expr:
+    """
+    The elementwise mean of a list column, such as per-query interpolated precision.
+
+    Polars has no elementwise mean of list values, so averaging curves over
+    queries needs this one helper: value ``i`` of the result is the mean of
+    value ``i`` over the non-null lists. Use it in ``select`` on per-query
+    results. Scalar metrics need no helper: ``pl.mean("ap")`` is MAP.
+
+    Parameters
+    ----------
+    curve
+        A list column whose values have ``length`` elements.
+    length
+        The number of elements per list (11 for the default recall levels).
+
+    Examples
+    --------
+    The mean 11-point interpolated precision curve over two queries:
+
+    >>> import polars as pl
+    >>> import polars_rankmetrics as rm
+    >>> df = pl.DataFrame(
+    ...     {"query": [1, 1, 2, 2], "score": [2, 1, 2, 1], "relevance": [1, 0, 0, 1]}
+    ... )
+    >>> per_query = df.group_by("query").agg(
+    ...     ip=rm.interpolated_precision("relevance", by="score")
+    ... )
+    >>> per_query.select(rm.mean_curve("ip")).item().to_list()
+    [0.75, 0.75, 0.75, 0.75, 0.75, 0.75, 0.75, 0.75, 0.75, 0.75, 0.75]
+    """
+    check_k(length, "length")
+    column = pl.col(curve) if isinstance(curve, str) else curve
+    means = [column.list.get(i, null_on_oob=True).mean() for i in range(length)]
+    return pl.concat_list(means)

@@ -319,3 +319,20 @@ def test_seed000_score_cutoffs() -> None:
     assert out["threshold"].to_list() == cutoffs
     assert out["pp"].to_list() == [int((scores >= c).sum()) for c in cutoffs]
     assert out["tp"].to_list() == [int((truth & (scores >= c)).sum()) for c in cutoffs]
+
+
+def test_seed004_average_over_queries_at_each_recall_level() -> None:
+    # "Average the interpolated values at each recall level" (the mean 11-point curve).
+    rng = np.random.default_rng(5)
+    n = 600
+    df = pl.DataFrame(
+        {
+            "query": rng.integers(0, 12, n),
+            "score": rng.random(n),
+            "relevance": (rng.random(n) < 0.2).astype(int),
+        }
+    )
+    per_query = df.group_by("query").agg(ip=rm.interpolated_precision("relevance", by="score"))
+    curves = np.array([c for c in per_query["ip"].to_list() if c is not None])
+    mean = per_query.select(rm.mean_curve("ip")).item().to_list()
+    np.testing.assert_allclose(mean, curves.mean(axis=0), rtol=1e-12)
