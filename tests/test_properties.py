@@ -132,3 +132,39 @@ def test_recall_grows_with_k_and_precision_terms_are_consistent(df: pl.DataFrame
         },
     )
     assert both["ap"].to_list() == both["ap_all"].to_list()
+
+
+DETERMINISM_SCRIPT = """
+import sys
+import numpy as np
+import polars as pl
+import polars_rankmetrics as rm
+rng = np.random.default_rng(0)
+n = 200_000
+df = pl.DataFrame({
+    "query": rng.integers(0, 2_000, n),
+    "score": rng.integers(0, 5, n).astype(float),  # heavy ties
+    "relevance": rng.integers(0, 3, n),
+})
+out = df.group_by("query").agg(
+    rm.metrics("relevance", ["AP", "P@5", "RR", "nDCG@10", "Rprec"], by="score").alias("m"),
+    rm.pr_curve("relevance", by="score").alias("curve"),
+).sort("query")
+out.write_ipc(sys.stdout.buffer)
+"""
+
+
+def test_ties_give_the_same_result_whatever_the_thread_count() -> None:
+    import io
+    import os
+    import subprocess
+    import sys
+
+    def run(threads: str) -> pl.DataFrame:
+        env = {**os.environ, "POLARS_MAX_THREADS": threads}
+        produced = subprocess.run(
+            [sys.executable, "-c", DETERMINISM_SCRIPT], env=env, check=True, capture_output=True
+        ).stdout
+        return pl.read_ipc(io.BytesIO(produced))
+
+    assert_frame_equal(run("1"), run("4"))
