@@ -118,7 +118,9 @@ def _metric_columns(
     return list(metrics)
 
 
-def _query_set(frame: pl.DataFrame, query: str, queries: Sequence[Any] | pl.Series | None) -> pl.Series:
+def _query_set(
+    frame: pl.DataFrame, query: str, queries: Sequence[Any] | pl.Series | None
+) -> pl.Series:
     observed = frame[query]
     if queries is None:
         return observed.unique(maintain_order=True)
@@ -345,10 +347,7 @@ def compare(
     metric_names = _metric_columns(frame, metrics, system, query)
     query_set = _query_set(frame, query, queries)
     n_ignored = dict(
-        frame.filter(~pl.col(query).is_in(query_set.implode()))
-        .group_by(system)
-        .len()
-        .iter_rows()
+        frame.filter(~pl.col(query).is_in(query_set.implode())).group_by(system).len().iter_rows()
     )
 
     rows: list[dict[str, Any]] = []
@@ -359,8 +358,7 @@ def compare(
         base_values = aligned.values[0]
         n_queries = base_values.size
         p_values = [float("nan")] + [
-            _p_value(test, values, base_values, n_resamples, seed)
-            for values in aligned.values[1:]
+            _p_value(test, values, base_values, n_resamples, seed) for values in aligned.values[1:]
         ]
         adjusted = adjust_p_values(p_values, correction)
         for index, name in enumerate(systems):

@@ -22,7 +22,7 @@ from polars_rankmetrics._ranking import IntoExpr, check_choice
 from polars_rankmetrics.curves import ELEVEN_POINTS, interpolated_precision, pr_curve
 
 if TYPE_CHECKING:
-    import altair as alt
+    import altair
 
 CurveKind: TypeAlias = Literal["interpolated", "exact"]
 """An exact curve (one point per distinct score), or 11-point interpolated precision."""
@@ -64,7 +64,7 @@ def pr_curve_chart(
     per_query: bool = False,
     threshold: float = 0,
     title: str | None = None,
-) -> alt.Chart:
+) -> altair.Chart:
     """
     Precision-recall curves as an Altair line chart, recall and precision in [0, 1].
 
@@ -170,6 +170,7 @@ def pr_curve_chart(
 
     if kind == "interpolated":
         points = _interpolated_points(frame, groups, relevance, by, threshold)
+        n_queries = points[query].n_unique() if query is not None else 1
         if not per_query:
             points = (
                 points.group_by(series, "recall", maintain_order=True)
@@ -177,7 +178,6 @@ def pr_curve_chart(
                 .sort(series, "recall", maintain_order=True)
             )
         shape = "linear"
-        n_queries = frame[query].n_unique() if query is not None else 1
         what = "11-point interpolated precision-recall"
         default_title = (
             f"{what} curves of {systems[0]}, per query"
@@ -200,10 +200,13 @@ def pr_curve_chart(
         "y": alt.Y("precision:Q", **_unit_axis("Precision")),
         "color": alt.Color(f"{colour}:N", title=legend_title, sort=None),
         "order": alt.Order("point:Q") if "point" in points.columns else alt.Order("recall:Q"),
-        "tooltip": [f"{colour}:N", alt.Tooltip("recall:Q", format=".3f"),
-                    alt.Tooltip("precision:Q", format=".3f")],
+        "tooltip": [
+            f"{colour}:N",
+            alt.Tooltip("recall:Q", format=".3f"),
+            alt.Tooltip("precision:Q", format=".3f"),
+        ],
     }
-    chart: alt.Chart = (
+    chart: altair.Chart = (
         alt.Chart(points, title=title or default_title)
         # Markers help on short curves and bury long ones.
         .mark_line(point=points.height <= 300, interpolate=shape, clip=True)
@@ -264,7 +267,7 @@ def query_delta_chart(
     queries: Sequence[Any] | pl.Series | None = None,
     missing: Literal["zero", "drop"] = "zero",
     title: str | None = None,
-) -> alt.Chart | alt.FacetChart:
+) -> altair.Chart | altair.FacetChart:
     """
     Per-query difference of a metric to the baseline, sorted, as bars.
 
@@ -362,7 +365,7 @@ def query_delta_chart(
         .then(pl.lit("worse"))
         .otherwise(pl.lit("unchanged"))
     )
-    largest = float(deltas["delta"].abs().max() or 0.0)
+    largest = float(deltas.select(pl.col("delta").abs().max()).item() or 0.0)
     extent = largest * 1.05 if largest > 0 else 1.0
     few = len(query_names) <= 40
     bars = (
@@ -395,10 +398,9 @@ def query_delta_chart(
     others = systems[1:]
     default_title = f"Per-query Δ {metric}: {', '.join(others)} vs {baseline}"
     if len(others) == 1:
-        chart: alt.Chart = bars.properties(title=title or default_title)
+        chart: altair.Chart = bars.properties(title=title or default_title)
         return chart
-    faceted: alt.FacetChart = (
-        bars.facet(row=alt.Row("system:N", title=None, sort=others), title=title or default_title)
-        .resolve_scale(x="independent")
-    )
+    faceted: altair.FacetChart = bars.facet(
+        row=alt.Row("system:N", title=None, sort=others), title=title or default_title
+    ).resolve_scale(x="independent")
     return faceted

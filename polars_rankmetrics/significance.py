@@ -99,7 +99,7 @@ def paired_t_test(treatment: ArrayLike, baseline: ArrayLike) -> float:
     >>> round(paired_t_test([0.5, 0.6, 0.9, 0.7], [0.4, 0.6, 0.5, 0.5]), 6)
     0.132842
     """
-    from scipy import stats
+    from scipy import stats  # type: ignore[import-untyped]
 
     differences = _differences(treatment, baseline)
     n = differences.size
@@ -216,11 +216,13 @@ def bootstrap_test(
 
 
 def _bootstrap_means(values: FloatArray, n_resamples: int, seed: int) -> FloatArray:
-    """The means of ``n_resamples`` resamples of ``values`` with replacement."""
+    """Return the means of ``n_resamples`` resamples of ``values`` with replacement."""
     rng = np.random.default_rng(seed)
     n = values.size
-    means = [values[rng.integers(0, n, size=(block, n))].mean(axis=1) for block in
-             _blocks(n_resamples, n)]
+    means = [
+        values[rng.integers(0, n, size=(block, n))].mean(axis=1)
+        for block in _blocks(n_resamples, n)
+    ]
     return np.concatenate(means)
 
 
@@ -353,4 +355,3 @@ def adjust_p_values(p_values: ArrayLike, correction: Correction | None) -> Float
     holm[order] = np.minimum(1.0, stepped)
     adjusted[testable] = holm
     return adjusted
-
