@@ -112,9 +112,7 @@ def test_randomization_and_bootstrap_tests_match_their_functions() -> None:
             per_query, baseline="bm25", metrics=["ap"], test=test, n_resamples=500, seed=4
         )
         for system in ("dense", "hybrid"):
-            expected = function(
-                _values(per_query, system, "ap"), baseline, n_resamples=500, seed=4
-            )
+            expected = function(_values(per_query, system, "ap"), baseline, n_resamples=500, seed=4)
             row = result.filter(pl.col("system") == system)
             assert row["p_value"].item() == expected
 

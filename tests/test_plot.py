@@ -82,7 +82,12 @@ def test_curve_chart_spec_axes_legend_and_title() -> None:
     assert encoding["y"]["field"] == "precision"
     assert encoding["x"]["scale"]["domain"] == [0, 1]
     assert encoding["y"]["scale"]["domain"] == [0, 1]
-    assert encoding["color"] == {"field": "system", "type": "nominal", "title": "System", "sort": None}
+    assert encoding["color"] == {
+        "field": "system",
+        "type": "nominal",
+        "title": "System",
+        "sort": None,
+    }
     assert spec["title"] == "11-point interpolated precision-recall, mean over 6 queries"
 
 

@@ -97,7 +97,9 @@ def test_randomization_uses_exact_test_up_to_n_resamples() -> None:
     # 2**6 = 64 sign vectors: exact (and seed-independent) at 64 resamples, Monte Carlo at 63.
     assert randomization_test(treatment, baseline, n_resamples=64, seed=1) == exact
     assert randomization_test(treatment, baseline, n_resamples=64, seed=2) == exact
-    monte_carlo = {randomization_test(treatment, baseline, n_resamples=63, seed=s) for s in range(8)}
+    monte_carlo = {
+        randomization_test(treatment, baseline, n_resamples=63, seed=s) for s in range(8)
+    }
     assert len(monte_carlo) > 1  # random draws depend on the seed
     assert all(p * 64 == pytest.approx(round(p * 64)) for p in monte_carlo)  # (b + 1) / 64
 
@@ -195,9 +197,7 @@ def test_bootstrap_ci_coverage_on_known_data() -> None:
 
 def test_t_ci_equals_scipy_t_interval() -> None:
     values = np.array([0.1, 0.4, 0.35, 0.8, 0.55, 0.2])
-    expected = stats.t.interval(
-        0.9, len(values) - 1, loc=values.mean(), scale=stats.sem(values)
-    )
+    expected = stats.t.interval(0.9, len(values) - 1, loc=values.mean(), scale=stats.sem(values))
     assert t_ci(values, confidence=0.9) == pytest.approx(expected)
 
 
@@ -214,9 +214,7 @@ def test_holm_rejects_exactly_what_the_step_down_procedure_rejects(
 ) -> None:
     adjusted = adjust_p_values(p_values, "holm")
     for alpha in (0.001, 0.01, 0.05, 0.1, 0.5):
-        assert {i for i, p in enumerate(adjusted) if p <= alpha} == _holm_rejects(
-            p_values, alpha
-        )
+        assert {i for i, p in enumerate(adjusted) if p <= alpha} == _holm_rejects(p_values, alpha)
     assert all(adjusted >= np.array(p_values))
     assert all(adjusted <= 1)
 
