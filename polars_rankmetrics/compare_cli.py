@@ -28,8 +28,6 @@ import polars as pl
 
 from polars_rankmetrics.multi import metrics
 
-_RUN_COLUMNS = ("query", "doc", "score")
-_QRELS_COLUMNS = ("query", "doc", "relevance")
 _TEST_NAMES = {
     "t": "paired t-test",
     "randomization": "Fisher's randomization test",
@@ -78,42 +76,34 @@ def _check_unique_pairs(frame: pl.DataFrame, path: Path) -> None:
         raise CommandError(msg)
 
 
+def _read_keyed(path: Path, what: str, value: pl.Expr) -> pl.DataFrame:
+    """Read a run or qrels file as ``query: str, doc: str`` and ``value``."""
+    if _is_parquet(path):
+        frame = _read_parquet(path, ("query", "doc", value.meta.output_name()), what)
+    else:
+        trec = _trec_module()
+        frame = trec.read_trec_run(path) if what == "run" else trec.read_trec_qrels(path)
+    keyed = frame.select(pl.col("query").cast(pl.String), pl.col("doc").cast(pl.String), value)
+    _check_unique_pairs(keyed, path)
+    return keyed.with_columns(_run_id=frame["run_id"]) if "run_id" in frame.columns else keyed
+
+
 def read_qrels(path: Path) -> pl.DataFrame:
     """Read qrels as ``query: str, doc: str, relevance: i64``."""
-    if _is_parquet(path):
-        frame = _read_parquet(path, _QRELS_COLUMNS, "qrels")
-    else:
-        frame = _trec_module().read_trec_qrels(path)
-    qrels = frame.select(
-        pl.col("query").cast(pl.String),
-        pl.col("doc").cast(pl.String),
-        pl.col("relevance").cast(pl.Int64),
+    return _read_keyed(path, "qrels", pl.col("relevance").cast(pl.Int64)).select(
+        "query", "doc", "relevance"
     )
-    _check_unique_pairs(qrels, path)
-    return qrels
-
-
-def _run_name(frame: pl.DataFrame, path: Path) -> str:
-    if "run_id" in frame.columns:
-        run_ids = frame["run_id"].drop_nulls().unique().to_list()
-        if len(run_ids) == 1:
-            return str(run_ids[0])
-    return path.stem
 
 
 def read_run(path: Path) -> tuple[str, pl.DataFrame]:
     """Read a run as its system name and ``query: str, doc: str, score: f64``."""
-    if _is_parquet(path):
-        frame = _read_parquet(path, _RUN_COLUMNS, "run")
-    else:
-        frame = _trec_module().read_trec_run(path)
-    run = frame.select(
-        pl.col("query").cast(pl.String),
-        pl.col("doc").cast(pl.String),
-        pl.col("score").cast(pl.Float64),
-    )
-    _check_unique_pairs(run, path)
-    return _run_name(frame, path), run
+    run = _read_keyed(path, "run", pl.col("score").cast(pl.Float64))
+    name = path.stem
+    if "_run_id" in run.columns:
+        run_ids = run["_run_id"].drop_nulls().unique().to_list()
+        if len(run_ids) == 1:
+            name = str(run_ids[0])
+    return name, run.select("query", "doc", "score")
 
 
 def judged_rankings(

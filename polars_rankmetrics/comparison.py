@@ -22,6 +22,8 @@ from polars_rankmetrics.significance import (
     adjust_p_values,
     bootstrap_ci,
     bootstrap_test,
+    check_correction,
+    check_n_resamples,
     paired_t_test,
     randomization_test,
     t_ci,
@@ -333,12 +335,8 @@ def compare(
     check_choice(test, "test", Test)
     check_choice(missing, "missing", Missing)
     check_choice(ci, "ci", Interval)
-    if correction not in ("holm", "bonferroni", None):
-        msg = f"`correction` must be one of 'holm', 'bonferroni', None, got {correction!r}"
-        raise ValueError(msg)
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        msg = f"`n_resamples` must be a positive int, got {n_resamples!r}"
-        raise ValueError(msg)
+    check_correction(correction)
+    check_n_resamples(n_resamples)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         msg = f"`seed` must be a non-negative int, got {seed!r}"
         raise ValueError(msg)

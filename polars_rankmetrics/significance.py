@@ -57,7 +57,8 @@ def _differences(treatment: ArrayLike, baseline: ArrayLike) -> FloatArray:
     return treated - base
 
 
-def _check_resamples(n_resamples: object) -> int:
+def check_n_resamples(n_resamples: object) -> int:
+    """Return ``n_resamples`` if it is a positive int, else raise ``ValueError``."""
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
         msg = f"`n_resamples` must be a positive int, got {n_resamples!r}"
         raise ValueError(msg)
@@ -153,7 +154,7 @@ def randomization_test(
     >>> randomization_test([0.5, 0.6, 0.9, 0.7], [0.4, 0.5, 0.5, 0.5])
     0.125
     """
-    n_resamples = _check_resamples(n_resamples)
+    n_resamples = check_n_resamples(n_resamples)
     differences = _differences(treatment, baseline)
     n = differences.size
     if n == 0:
@@ -204,7 +205,7 @@ def bootstrap_test(
     >>> bootstrap_test(treatment, [0.3, 0.5, 0.6, 0.5, 0.4, 0.6], n_resamples=999) < 0.05
     True
     """
-    n_resamples = _check_resamples(n_resamples)
+    n_resamples = check_n_resamples(n_resamples)
     differences = _differences(treatment, baseline)
     if differences.size == 0:
         return float("nan")
@@ -265,7 +266,7 @@ def bootstrap_ci(
     True
     """
     confidence = _check_confidence(confidence)
-    n_resamples = _check_resamples(n_resamples)
+    n_resamples = check_n_resamples(n_resamples)
     sample = np.asarray(values, dtype=np.float64)
     if sample.size == 0:
         return float("nan"), float("nan")
@@ -307,6 +308,13 @@ def t_ci(values: ArrayLike, *, confidence: float = 0.95) -> tuple[float, float]:
     return float(mean - half_width), float(mean + half_width)
 
 
+def check_correction(correction: object) -> None:
+    """Raise ``ValueError`` unless ``correction`` is 'holm', 'bonferroni' or None."""
+    if correction not in ("holm", "bonferroni", None):
+        msg = f"`correction` must be one of 'holm', 'bonferroni', None, got {correction!r}"
+        raise ValueError(msg)
+
+
 def adjust_p_values(p_values: ArrayLike, correction: Correction | None) -> FloatArray:
     """
     Adjust p-values for multiple comparisons (family-wise error rate).
@@ -336,9 +344,7 @@ def adjust_p_values(p_values: ArrayLike, correction: Correction | None) -> Float
     >>> adjust_p_values([0.01, 0.04, 0.03], "bonferroni").round(4).tolist()
     [0.03, 0.12, 0.09]
     """
-    if correction not in ("holm", "bonferroni", None):
-        msg = f"`correction` must be one of 'holm', 'bonferroni', None, got {correction!r}"
-        raise ValueError(msg)
+    check_correction(correction)
     raw = np.asarray(p_values, dtype=np.float64)
     adjusted = raw.copy()
     testable = ~np.isnan(raw)
