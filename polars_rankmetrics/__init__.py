@@ -5,6 +5,8 @@ also makes them available on expressions as ``pl.col("relevance").rank.<metric>`
 while ``pl.col(x).rank(...)`` keeps calling polars' own ``Expr.rank``.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from polars_rankmetrics._accessor import install as _install
 from polars_rankmetrics.average_precision import ap_at_k, average_precision
 from polars_rankmetrics.curves import (
@@ -25,22 +27,51 @@ from polars_rankmetrics.precision_recall import (
     recall_at_k,
 )
 from polars_rankmetrics.reciprocal_rank import reciprocal_rank
+from polars_rankmetrics.report import latex_table, markdown_table
+
+if TYPE_CHECKING:
+    from polars_rankmetrics.comparison import compare
+    from polars_rankmetrics.plot import pr_curve_chart, query_delta_chart
+
+# Features with optional dependencies (numpy/scipy: `stats`; altair: `plot`) are
+# imported on first use, so that `import polars_rankmetrics` needs neither.
+_LAZY = {
+    "compare": "polars_rankmetrics.comparison",
+    "pr_curve_chart": "polars_rankmetrics.plot",
+    "query_delta_chart": "polars_rankmetrics.plot",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the optional features on first access."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    msg = f"module 'polars_rankmetrics' has no attribute {name!r}"
+    raise AttributeError(msg)
+
 
 __all__ = [
     "ap_at_k",
     "average_precision",
     "binned_pr_curve",
+    "compare",
     "cumulative_pr",
     "dcg_at_k",
     "f_beta_at_k",
     "hit_rate_at_k",
     "interpolated_ap",
     "interpolated_precision",
+    "latex_table",
+    "markdown_table",
     "mean_curve",
     "metrics",
     "ndcg_at_k",
     "pr_curve",
+    "pr_curve_chart",
     "precision_at_k",
+    "query_delta_chart",
     "r_precision",
     "recall_at_k",
     "reciprocal_rank",

@@ -14,7 +14,6 @@ import argparse
 import time
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 import polars_rankmetrics as rm
@@ -22,7 +21,8 @@ import polars_rankmetrics as rm
 
 def digits_rankings() -> pl.DataFrame:
     """Score every digit against every other one: one row per (query, document)."""
-    try:
+    try:  # the demo extra's dependencies, imported here so the CLI does not need them
+        import numpy as np
         from sklearn.datasets import load_digits  # type: ignore[import-untyped]
     except ImportError as error:  # pragma: no cover - depends on the environment
         msg = "the demo needs scikit-learn: pip install 'polars_rankmetrics[demo]'"

@@ -1,0 +1,418 @@
+"""The ``rankmetrics compare`` and ``rankmetrics plot`` subcommands.
+
+Both take a qrels file and several runs. A run is a TREC run file
+(``topic Q0 docno rank score run_id``), read and evaluated by
+:mod:`polars_rankmetrics.trec`, or a parquet file with columns ``query, doc,
+score`` (and optionally ``run_id``), evaluated here with
+:func:`polars_rankmetrics.metrics`. The qrels are a TREC qrels file or a parquet
+file with columns ``query, doc, relevance``. A system is named by its run id
+(the single ``run_id`` of the file), or else by its file name.
+
+Documents are ranked the way trec_eval ranks them: by score descending, ties
+broken by document id descending. The query set of a comparison is the qrels'
+queries that have a relevant document; a run that misses one of them scores 0
+on it (``--missing zero``, like ``trec_eval -c``) or the query is dropped for
+every system (``--missing drop``), and the report counts them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from polars_rankmetrics.multi import metrics
+
+_TEST_NAMES = {
+    "t": "paired t-test",
+    "randomization": "Fisher's randomization test",
+    "bootstrap": "paired bootstrap test",
+}
+_CHART_FORMATS = (".png", ".svg", ".html", ".json")
+
+
+class CommandError(Exception):
+    """A problem with the command's inputs, reported as one line on stderr."""
+
+
+def _is_parquet(path: Path) -> bool:
+    return path.suffix.lower() in (".parquet", ".pq")
+
+
+def _trec_module() -> Any:
+    try:
+        from polars_rankmetrics import trec
+    except ImportError as error:
+        msg = (
+            "reading TREC files needs polars_rankmetrics.trec, which this installation "
+            "lacks; pass parquet files instead"
+        )
+        raise CommandError(msg) from error
+    return trec
+
+
+def _read_parquet(path: Path, columns: Sequence[str], what: str) -> pl.DataFrame:
+    if not path.is_file():
+        msg = f"{what} file not found: {path}"
+        raise CommandError(msg)
+    frame = pl.read_parquet(path)
+    absent = [name for name in columns if name not in frame.columns]
+    if absent:
+        msg = f"{path}: a parquet {what} needs the columns {list(columns)}; missing {absent}"
+        raise CommandError(msg)
+    return frame
+
+
+def _check_unique_pairs(frame: pl.DataFrame, path: Path) -> None:
+    duplicated = frame.filter(pl.struct("query", "doc").is_duplicated())
+    if duplicated.height:
+        query, doc = duplicated.row(0)[:2]
+        msg = f"{path}: duplicate (query, doc) pair ({query!r}, {doc!r})"
+        raise CommandError(msg)
+
+
+def _read_keyed(path: Path, what: str, value: pl.Expr) -> pl.DataFrame:
+    """Read a run or qrels file as ``query: str, doc: str`` and ``value``."""
+    if _is_parquet(path):
+        frame = _read_parquet(path, ("query", "doc", value.meta.output_name()), what)
+    else:
+        trec = _trec_module()
+        frame = trec.read_trec_run(path) if what == "run" else trec.read_trec_qrels(path)
+    keyed = frame.select(pl.col("query").cast(pl.String), pl.col("doc").cast(pl.String), value)
+    _check_unique_pairs(keyed, path)
+    return keyed.with_columns(_run_id=frame["run_id"]) if "run_id" in frame.columns else keyed
+
+
+def read_qrels(path: Path) -> pl.DataFrame:
+    """Read qrels as ``query: str, doc: str, relevance: i64``."""
+    return _read_keyed(path, "qrels", pl.col("relevance").cast(pl.Int64)).select(
+        "query", "doc", "relevance"
+    )
+
+
+def read_run(path: Path) -> tuple[str, pl.DataFrame]:
+    """Read a run as its system name and ``query: str, doc: str, score: f64``."""
+    run = _read_keyed(path, "run", pl.col("score").cast(pl.Float64))
+    name = path.stem
+    if "_run_id" in run.columns:
+        run_ids = run["_run_id"].drop_nulls().unique().to_list()
+        if len(run_ids) == 1:
+            name = str(run_ids[0])
+    return name, run.select("query", "doc", "score")
+
+
+def judged_rankings(
+    run: pl.DataFrame, qrels: pl.DataFrame, *, every_qrels_query: bool = False
+) -> pl.DataFrame:
+    """Join a run with its qrels: ``query, doc, score, relevance``.
+
+    Relevant documents that were not retrieved keep a null score (they count in
+    R); retrieved documents without a judgement get a null label (not relevant).
+    Queries in the run but not in the qrels are left out. Queries of the qrels
+    that the run lacks are left out too, unless ``every_qrels_query`` (then all
+    their relevant documents are unretrieved, and they score 0).
+    """
+    judged_queries = qrels.select("query").unique()
+    retrieved = run.join(judged_queries, on="query", how="semi")
+    if not every_qrels_query:
+        qrels = qrels.join(retrieved.select("query").unique(), on="query", how="semi")
+    return retrieved.join(qrels, on=["query", "doc"], how="full", coalesce=True).select(
+        "query", "doc", "score", "relevance"
+    )
+
+
+def evaluate_run(
+    path: Path, qrels: pl.DataFrame, measures: Sequence[str]
+) -> tuple[str, pl.DataFrame]:
+    """Evaluate one run: its system name and one row per query, one column per measure."""
+    if not _is_parquet(path):
+        evaluation = _trec_module().evaluate(path, qrels, list(measures))
+        return str(evaluation.run_id or path.stem), evaluation.per_query
+    name, run = read_run(path)
+    per_query = (
+        judged_rankings(run, qrels)
+        .group_by("query")
+        .agg(
+            metrics("relevance", measures, by=["score", "doc"], descending=True).alias("_measures")
+        )
+        .unnest("_measures")
+        .sort("query")
+    )
+    return name, per_query
+
+
+def system_names(names: Sequence[str], paths: Sequence[Path]) -> list[str]:
+    """Run ids, or file names where two runs share a run id; unique or an error."""
+    if len(set(names)) == len(names):
+        return list(names)
+    fallback = [
+        path.stem if names.count(name) > 1 else name
+        for name, path in zip(names, paths, strict=True)
+    ]
+    if len(set(fallback)) == len(fallback):
+        return fallback
+    msg = f"several runs have the same name: {fallback}; rename the files"
+    raise CommandError(msg)
+
+
+@contextmanager
+def progress(total: int, description: str) -> Iterator[Callable[[], None]]:
+    """Show a progress bar on stderr when it is a terminal (needs rich); else stay silent."""
+    if not sys.stderr.isatty():
+        yield lambda: None
+        return
+    try:
+        from rich.console import Console
+        from rich.progress import Progress
+    except ImportError:  # pragma: no cover - depends on the environment
+        yield lambda: None
+        return
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(description, total=total)
+        yield lambda: bar.advance(task)
+
+
+def evaluate_runs(
+    qrels: pl.DataFrame, run_paths: Sequence[Path], measures: Sequence[str]
+) -> pl.DataFrame:
+    """Evaluate every run: one row per (system, query), one column per measure."""
+    evaluated = []
+    with progress(len(run_paths), "Evaluating runs") as advance:
+        for path in run_paths:
+            evaluated.append(evaluate_run(path, qrels, measures))
+            advance()
+    names = system_names([name for name, _ in evaluated], run_paths)
+    return pl.concat(
+        [
+            per_query.select(pl.lit(name).alias("system"), pl.all())
+            for name, (_, per_query) in zip(names, evaluated, strict=True)
+        ],
+        how="diagonal_relaxed",
+    )
+
+
+def query_set(qrels: pl.DataFrame) -> pl.Series:
+    """Return the queries of a comparison: those with at least one relevant document."""
+    return qrels.filter(pl.col("relevance") > 0)["query"].unique(maintain_order=True)
+
+
+def compare_report(
+    per_query: pl.DataFrame,
+    queries: pl.Series,
+    *,
+    baseline: str | None,
+    test: str,
+    correction: str | None,
+    alpha: float,
+    n_resamples: int,
+    seed: int,
+    missing: str,
+    output_format: str,
+) -> str:
+    """Compare evaluated systems and render the result; the baseline defaults to the first."""
+    from polars_rankmetrics.comparison import compare
+    from polars_rankmetrics.report import latex_table, markdown_table
+
+    chosen = per_query["system"][0] if baseline is None else baseline
+    comparison = compare(
+        per_query,
+        baseline=chosen,
+        test=test,  # type: ignore[arg-type]
+        correction=correction,  # type: ignore[arg-type]
+        alpha=alpha,
+        n_resamples=n_resamples,
+        seed=seed,
+        queries=queries,
+        missing=missing,  # type: ignore[arg-type]
+    )
+    corrected = {"holm": "Holm", "bonferroni": "Bonferroni", None: "no"}[correction]
+    how = f"{_TEST_NAMES[test]}, {corrected} correction, α = {alpha:g}"
+    if output_format == "markdown":
+        return markdown_table(comparison, test=how)
+    if output_format == "latex":
+        return latex_table(comparison, test=how)
+    if output_format == "csv":
+        return comparison.write_csv().rstrip("\n")
+    return comparison.write_json()
+
+
+def _paths(args: argparse.Namespace) -> tuple[Path, list[Path]]:
+    return Path(args.qrels), [Path(run) for run in args.runs]
+
+
+def _fail(message: str) -> int:
+    print(f"rankmetrics: error: {message}", file=sys.stderr)
+    return 2
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """``rankmetrics compare``: print a results table with significance markers."""
+    qrels_path, run_paths = _paths(args)
+    try:
+        qrels = read_qrels(qrels_path)
+        per_query = evaluate_runs(qrels, run_paths, args.measures)
+        report = compare_report(
+            per_query,
+            query_set(qrels),
+            baseline=args.baseline,
+            test=args.test,
+            correction=None if args.correction == "none" else args.correction,
+            alpha=args.alpha,
+            n_resamples=args.n_resamples,
+            seed=args.seed,
+            missing=args.missing,
+            output_format=args.format,
+        )
+    except (CommandError, ValueError) as error:
+        return _fail(str(error))
+    print(report)
+    return 0
+
+
+def curve_rankings(qrels: pl.DataFrame, run_paths: Sequence[Path]) -> pl.DataFrame:
+    """Every run joined with the qrels, stacked: ``system, query, doc, score, relevance``.
+
+    Every query of the qrels is kept for every run, so a run that misses a
+    query draws a curve of zeros for it, as it scores 0 in a comparison.
+    """
+    read = []
+    with progress(len(run_paths), "Reading runs") as advance:
+        for path in run_paths:
+            read.append(read_run(path))
+            advance()
+    names = system_names([name for name, _ in read], run_paths)
+    return pl.concat(
+        [
+            judged_rankings(run, qrels, every_qrels_query=True).select(
+                pl.lit(name).alias("system"), pl.all()
+            )
+            for name, (_, run) in zip(names, read, strict=True)
+        ]
+    )
+
+
+def build_chart(args: argparse.Namespace, qrels: pl.DataFrame, run_paths: list[Path]) -> Any:
+    """Build the chart the ``plot`` arguments ask for."""
+    from polars_rankmetrics.plot import pr_curve_chart, query_delta_chart
+
+    if args.delta is not None:
+        per_query = evaluate_runs(qrels, run_paths, [args.delta])
+        measure_columns = [name for name in per_query.columns if name not in ("system", "query")]
+        return query_delta_chart(
+            per_query,
+            metric=args.delta if args.delta in measure_columns else measure_columns[0],
+            baseline=args.baseline or per_query["system"][0],
+            queries=query_set(qrels),
+            missing=args.missing,
+            title=args.title,
+        )
+    if args.kind == "exact" and args.per_query is None:
+        msg = "--kind exact draws one ranking per curve: add --per-query SYSTEM"
+        raise CommandError(msg)
+    rankings = curve_rankings(qrels, run_paths)
+    if args.per_query is not None:
+        rankings = rankings.filter(pl.col("system") == args.per_query)
+        if rankings.is_empty():
+            msg = f"--per-query: no run is named {args.per_query!r}"
+            raise CommandError(msg)
+    return pr_curve_chart(
+        rankings,
+        by=["score", "doc"],
+        kind=args.kind,
+        per_query=args.per_query is not None,
+        title=args.title,
+    )
+
+
+def run_plot(args: argparse.Namespace) -> int:
+    """``rankmetrics plot``: write PR curves or a per-query delta chart to a file."""
+    qrels_path, run_paths = _paths(args)
+    output = Path(args.output)
+    if output.suffix.lower() not in _CHART_FORMATS:
+        return _fail(f"-o: the file name must end in one of {', '.join(_CHART_FORMATS)}")
+    try:
+        qrels = read_qrels(qrels_path)
+        chart = build_chart(args, qrels, run_paths)
+    except (CommandError, ValueError) as error:
+        return _fail(str(error))
+    save_options = {"scale_factor": args.scale} if output.suffix.lower() == ".png" else {}
+    chart.save(str(output), **save_options)
+    return 0
+
+
+def _add_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("qrels", help="qrels: a TREC qrels file or parquet (query, doc, relevance)")
+    parser.add_argument(
+        "runs", nargs="+", help="runs: TREC run files or parquet (query, doc, score[, run_id])"
+    )
+    parser.add_argument(
+        "--baseline", help="the system the others are compared with (default: the first run)"
+    )
+    parser.add_argument(
+        "--missing",
+        choices=["zero", "drop"],
+        default="zero",
+        help="a query a run lacks scores 0 (default), or is dropped for every run",
+    )
+
+
+def add_subcommand(subcommands: Any) -> None:
+    """Register ``rankmetrics compare`` and ``rankmetrics plot``."""
+    compare_parser = subcommands.add_parser(
+        "compare",
+        help="compare runs: means, confidence intervals and significance tests",
+        description="Evaluate runs and print a results table with significance markers.",
+    )
+    _add_common(compare_parser)
+    compare_parser.add_argument(
+        "-m",
+        dest="measures",
+        action="append",
+        required=True,
+        metavar="MEASURE",
+        help="a measure, e.g. map, ndcg_cut_10, P@10 (repeatable)",
+    )
+    compare_parser.add_argument(
+        "--test", choices=list(_TEST_NAMES), default="t", help="paired significance test"
+    )
+    compare_parser.add_argument(
+        "--correction", choices=["holm", "bonferroni", "none"], default="holm"
+    )
+    compare_parser.add_argument("--alpha", type=float, default=0.05)
+    compare_parser.add_argument("--n-resamples", type=int, default=10_000)
+    compare_parser.add_argument("--seed", type=int, default=0)
+    compare_parser.add_argument(
+        "--format", choices=["markdown", "latex", "csv", "json"], default="markdown"
+    )
+    compare_parser.set_defaults(run=run_compare)
+
+    plot_parser = subcommands.add_parser(
+        "plot",
+        help="plot precision-recall curves or per-query differences",
+        description=(
+            "Draw the runs' 11-point interpolated PR curves (mean over queries), one "
+            "run's per-query curves, or per-query differences of a measure to the baseline."
+        ),
+    )
+    _add_common(plot_parser)
+    plot_parser.add_argument(
+        "-o", dest="output", required=True, help="output file: .png, .svg, .html or .json"
+    )
+    plot_parser.add_argument(
+        "--kind",
+        choices=["interpolated", "exact"],
+        default="interpolated",
+        help="11-point interpolated curves, or exact ones (with --per-query)",
+    )
+    plot_parser.add_argument("--per-query", metavar="SYSTEM", help="one curve per query of SYSTEM")
+    plot_parser.add_argument(
+        "--delta", metavar="MEASURE", help="per-query difference of MEASURE to the baseline"
+    )
+    plot_parser.add_argument("--title")
+    plot_parser.add_argument("--scale", type=float, default=2.0, help="PNG scale factor")
+    plot_parser.set_defaults(run=run_plot)
