@@ -24,13 +24,23 @@ from polars_rankmetrics.precision_recall import (
     recall_at_k,
 )
 from polars_rankmetrics.reciprocal_rank import reciprocal_rank
+from polars_rankmetrics.trec import (
+    Evaluation,
+    evaluate,
+    read_trec_qrels,
+    read_trec_run,
+    scan_trec_qrels,
+    scan_trec_run,
+)
 
 __all__ = [
+    "Evaluation",
     "ap_at_k",
     "average_precision",
     "binned_pr_curve",
     "cumulative_pr",
     "dcg_at_k",
+    "evaluate",
     "f_beta_at_k",
     "hit_rate_at_k",
     "interpolated_ap",
@@ -40,8 +50,12 @@ __all__ = [
     "pr_curve",
     "precision_at_k",
     "r_precision",
+    "read_trec_qrels",
+    "read_trec_run",
     "recall_at_k",
     "reciprocal_rank",
+    "scan_trec_qrels",
+    "scan_trec_run",
 ]
 
 __version__ = "0.1.0"
