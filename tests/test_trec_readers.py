@@ -187,4 +187,6 @@ def test_trec_measures_work_in_group_by() -> None:
         .sort("query")
         .unnest("m")
     )
-    assert grouped.rows() == [("1", 0.5, 0.0, "-1-"), ("2", 0.0, 1.0, "-1")]
+    # Query 1 ranks b (unjudged), a (relevant), c (unjudged); z is relevant, not
+    # retrieved. Query 2 ranks a (unjudged), then b (relevant).
+    assert grouped.rows() == [("1", 0.5, 1.0, "-1-"), ("2", 1.0, 1.0, "-1")]
