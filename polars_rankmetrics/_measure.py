@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 import polars as pl
@@ -48,7 +48,7 @@ class Measure:
     name: str
     statistic: Statistic
     judged: bool = False
-    dtype: pl.DataType = pl.Float64()
+    dtype: pl.DataType = field(default_factory=pl.Float64)
     summary: Summary = "mean"
     per_query: bool = True
     integer: bool = False

@@ -134,9 +134,7 @@ class Ranking:
             directions = (descending,) * len(by_exprs)
         else:
             directions = tuple(descending)
-            if len(directions) != len(by_exprs) or not all(
-                isinstance(d, bool) for d in directions
-            ):
+            if len(directions) != len(by_exprs) or not all(isinstance(d, bool) for d in directions):
                 msg = (
                     "`descending` must be a bool or one bool per `by` expression, "
                     f"got {descending!r} for {len(by_exprs)} expression(s)"
@@ -214,7 +212,7 @@ class Ranking:
         return self.order(pl.struct(self.encoded, score.alias("_rankmetrics_score"))).implode()
 
     def ranked_judged(self) -> pl.Expr:
-        """The ranking as a list of ``{code, raw}`` structs (see the module docstring).
+        """Return the ranking as a list of ``{code, raw}`` structs (see the module docstring).
 
         ``raw`` is the relevance label as Float64, null where it is null
         (unjudged). The first field keeps the relevance expression's name.

@@ -60,7 +60,6 @@ from polars_rankmetrics.reciprocal_rank import reciprocal_rank_statistic
 from polars_rankmetrics.trec_measures import (
     NICKNAMES,
     bpref_statistic,
-    inferred_ap_statistic,
     interpolated_precision_statistic,
     num_rel_ret_statistic,
     num_rel_statistic,

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from polars_rankmetrics._ranking import IntoExpr, NoRelevant, Ranking, check_choice
 from polars_rankmetrics._measure import Measure
+from polars_rankmetrics._ranking import IntoExpr, NoRelevant, Ranking, check_choice
 from polars_rankmetrics.measures import parse_measures
 
 

@@ -21,7 +21,7 @@ from polars_rankmetrics.trec_measures import FAMILY_ORDER, NICKNAMES, split_trec
 
 
 def requested_measures(options: list[str] | None) -> tuple[list[str], bool]:
-    """The measure names to compute, in trec_eval's order, and whether runid is wanted.
+    """Return the measure names to compute, in trec_eval's order, and whether runid is wanted.
 
     trec_eval computes its measures in a fixed order whatever the order on the
     command line, and the first parameters given for a measure win. Names that
@@ -67,7 +67,9 @@ def _line(name: str, query: str, text: str) -> str:
     return f"{name:<22}\t{query}\t{text}\n"
 
 
-def trec_eval_text(result: Evaluation, *, per_query: bool, runid: bool, summary: bool = True) -> str:
+def trec_eval_text(
+    result: Evaluation, *, per_query: bool, runid: bool, summary: bool = True
+) -> str:
     """Format ``result`` exactly as trec_eval prints it."""
     lines: list[str] = []
     shown = [m for m in result.measures if m.per_query]
@@ -88,7 +90,7 @@ def trec_eval_text(result: Evaluation, *, per_query: bool, runid: bool, summary:
 
 
 def trec_eval_table(result: Evaluation, *, per_query: bool, runid: bool) -> pl.DataFrame:
-    """``result`` as one table: a row per query (if wanted), then a row ``all``."""
+    """Return ``result`` as one table: a row per query (if wanted), then a row ``all``."""
     overall = result.aggregate.with_columns(pl.lit("all").alias("query"))
     parts = [result.per_query, overall] if per_query else [overall]
     table = pl.concat(parts, how="diagonal_relaxed")
@@ -144,28 +146,43 @@ def add_subcommand(subcommands: Any) -> None:
     parser = subcommands.add_parser(
         "trec-eval",
         help="evaluate a TREC run against qrels, as trec_eval does",
-        description="Evaluate a TREC run file against a qrels file; trec_eval 10's flags and output.",
+        description="Evaluate a TREC run against qrels, with trec_eval 10's flags and output.",
     )
     parser.add_argument("-q", dest="query", action="store_true", help="also print each query")
     parser.add_argument(
-        "-c", dest="complete", action="store_true",
+        "-c",
+        dest="complete",
+        action="store_true",
         help="average over every qrels query; queries missing from the run score 0",
     )
     parser.add_argument(
-        "-M", dest="max_per_query", type=int, default=None, metavar="N",
+        "-M",
+        dest="max_per_query",
+        type=int,
+        default=None,
+        metavar="N",
         help="evaluate only the first N documents of each query",
     )
     parser.add_argument(
-        "-l", dest="level", type=int, default=1, metavar="N",
+        "-l",
+        dest="level",
+        type=int,
+        default=1,
+        metavar="N",
         help="the lowest relevance level that counts as relevant (default 1)",
     )
     parser.add_argument(
-        "-m", dest="measure", action="append", metavar="MEASURE[.PARAMS]",
-        help="a measure, trec_eval or ir_measures name, or a set: official (default), all_trec, set",
+        "-m",
+        dest="measure",
+        action="append",
+        metavar="MEASURE[.PARAMS]",
+        help="a trec_eval or ir_measures measure, or a set: official (default), all_trec, set",
     )
     parser.add_argument("-n", dest="nosummary", action="store_true", help="no summary lines")
     parser.add_argument(
-        "--format", choices=["trec", "json", "csv", "parquet"], default="trec",
+        "--format",
+        choices=["trec", "json", "csv", "parquet"],
+        default="trec",
         help="trec_eval's text (default), or a table",
     )
     parser.add_argument("-o", "--output", type=Path, default=None, help="write here, not stdout")

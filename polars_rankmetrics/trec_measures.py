@@ -63,7 +63,7 @@ Gains: TypeAlias = tuple[tuple[int, float], ...]
 
 
 def _hit(ranked: Ranked) -> pl.Expr:
-    """True where the row at a position is retrieved and relevant."""
+    """Return True where the row at a position is retrieved and relevant."""
     return ranked.code > ranked.threshold
 
 
@@ -86,7 +86,7 @@ def _hits_at(ranked: Ranked, k: int | pl.Expr) -> pl.Expr:
 
 
 def _gain(ranked: Ranked, gains: Gains) -> pl.Expr:
-    """The gain of each row: its label (default) or its level's custom gain.
+    """Return the gain of each row: its label (default) or its level's custom gain.
 
     Unjudged rows (null or negative labels) gain 0, as in trec_eval.
     """
@@ -112,7 +112,7 @@ def _retrieved_gain(ranked: Ranked, gains: Gains) -> pl.Expr:
 
 
 def _ideal_gains(ranked: Ranked, gains: Gains) -> pl.Expr:
-    """The positive gains of every judged row, largest first, then zeros."""
+    """Return the positive gains of every judged row, largest first, then zeros."""
     return _gain(ranked, gains).sort(descending=True).clip(lower_bound=0.0)
 
 
@@ -121,7 +121,7 @@ def _discount(ranked: Ranked) -> pl.Expr:
 
 
 def _position(ranked: Ranked) -> pl.Expr:
-    """The 0-based position of each row."""
+    """Return the 0-based position of each row."""
     return ranked.rank - 1.0
 
 
@@ -129,7 +129,7 @@ def _position(ranked: Ranked) -> pl.Expr:
 
 
 def num_ret_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
-    """The number of retrieved rows."""
+    """Return the number of retrieved rows."""
     return _count(ranked.retrieved)
 
 
@@ -139,12 +139,12 @@ def num_rel_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
 
 
 def num_rel_ret_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
-    """The number of relevant retrieved rows."""
+    """Return the number of relevant retrieved rows."""
     return _count(_hit(ranked))
 
 
 def num_nonrel_judged_ret_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
-    """The number of retrieved rows judged (label >= 0) but not relevant."""
+    """Return the number of retrieved rows judged (label >= 0) but not relevant."""
     judged = cast(JudgedRanked, ranked)
     return _count(judged.retrieved & judged.nonrelevant_judged)
 
@@ -221,7 +221,7 @@ def relative_precision_statistic(k: int) -> Statistic:
 
 
 def unjudged_statistic(k: int) -> Statistic:
-    """The fraction of the top k that is unjudged (missing places count as judged)."""
+    """Return the fraction of the top k that is unjudged (missing places count as judged)."""
 
     def statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
         judged = cast(JudgedRanked, ranked)
@@ -242,7 +242,7 @@ def r_precision_multiple_statistic(multiple: float) -> Statistic:
 
 
 def _recall_cutoff(level: float, n_relevant: pl.Expr) -> pl.Expr:
-    """The number of relevant rows a recall level stands for: ``lround(level·R)``."""
+    """Return the number of relevant rows a recall level stands for: ``lround(level·R)``."""
     return (level * n_relevant.cast(pl.Float64) + 0.5).floor()
 
 
@@ -265,7 +265,7 @@ def interpolated_precision_statistic(level: float) -> Statistic:
 
 
 def eleven_point_statistic(levels: Sequence[float]) -> Statistic:
-    """The mean interpolated precision over recall levels (11pt_avg)."""
+    """Return the mean interpolated precision over recall levels (11pt_avg)."""
     parts = [interpolated_precision_statistic(level) for level in levels]
 
     def statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
@@ -341,9 +341,7 @@ def normalized_gain_statistic(gains: Gains) -> Statistic:
         ideal = _ideal_gains(ranked, gains)
         cost = ideal.clip(lower_bound=1.0).cum_sum()
         found = gain.cum_sum()
-        term = pl.when(ranked.retrieved & (gain != 0.0)).then(
-            gain / (2.0 + cost - found).log(2)
-        )
+        term = pl.when(ranked.retrieved & (gain != 0.0)).then(gain / (2.0 + cost - found).log(2))
         total_ideal = ideal.sum()
         return _safe_ratio(term.otherwise(0.0).sum(), total_ideal)
 
@@ -351,7 +349,7 @@ def normalized_gain_statistic(gains: Gains) -> Statistic:
 
 
 def _dcg_parts(ranked: Ranked, gains: Gains) -> tuple[pl.Expr, pl.Expr]:
-    """The cumulative DCG of the ranking and of the ideal ranking, per position."""
+    """Return the cumulative DCG of the ranking and of the ideal ranking, per position."""
     discount = _discount(ranked)
     dcg = (_retrieved_gain(ranked, gains) * discount).cum_sum()
     ideal = (_ideal_gains(ranked, gains) * discount).cum_sum()
@@ -359,7 +357,7 @@ def _dcg_parts(ranked: Ranked, gains: Gains) -> tuple[pl.Expr, pl.Expr]:
 
 
 def gain_ndcg_statistic(gains: Gains, output: Literal["ndcg", "dcg", "ideal_dcg"]) -> Statistic:
-    """nDCG (or DCG, ideal DCG) over the whole ranking, with custom level gains."""
+    """NDCG (or DCG, ideal DCG) over the whole ranking, with custom level gains."""
 
     def statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
         dcg, ideal = _dcg_parts(ranked, gains)
@@ -439,7 +437,7 @@ def rank_biased_precision_statistic(persistence: float) -> Statistic:
 
 
 def rbp_residual_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
-    """The RBP mass of unjudged retrieved rows and of the ranks below the run (p = 0.9)."""
+    """Return the RBP mass of unjudged retrieved rows and of the ranks below the run (p = 0.9)."""
     judged = cast(JudgedRanked, ranked)
     persistence = 0.9
     unjudged = judged.unjudged_retrieved
@@ -450,7 +448,7 @@ def rbp_residual_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
 
 
 def relevance_string_statistic(length: int) -> Statistic:
-    """The labels of the top ``length`` rows as text: a digit per judged level.
+    """Return the labels of the top ``length`` rows as text: a digit per judged level.
 
     ``>`` stands for a level above 9, ``-`` for a row that is not judged (null
     label) and ``.`` for a negative label (in the pool but unjudged).
@@ -477,9 +475,7 @@ def _lift(function: Callable[[Ranked, int], pl.Expr], k: int) -> Statistic:
     return lambda ranked, no_relevant: function(ranked, k)
 
 
-def _no_relevant_cut(
-    function: Callable[[Ranked, int, NoRelevant], pl.Expr], k: int
-) -> Statistic:
+def _no_relevant_cut(function: Callable[[Ranked, int, NoRelevant], pl.Expr], k: int) -> Statistic:
     return lambda ranked, no_relevant: function(ranked, k, no_relevant)
 
 
@@ -582,7 +578,9 @@ def _per_long_cutoff(
     return build
 
 
-def _per_double_cutoff(make: Callable[[float], Statistic]) -> Callable[[Family, str, bool], list[Measure]]:
+def _per_double_cutoff(
+    make: Callable[[float], Statistic],
+) -> Callable[[Family, str, bool], list[Measure]]:
     def build(family: Family, params: str, given: bool) -> list[Measure]:
         return [
             Measure(f"{family.name}_{value:3.2f}", make(value), family=family.name)
@@ -598,7 +596,9 @@ def _named(family: Family, params: str, given: bool) -> str:
 
 def _build_eleven_point(family: Family, params: str, given: bool) -> list[Measure]:
     levels = _doubles(family.name, params)
-    return [Measure(_named(family, params, given), eleven_point_statistic(levels), family=family.name)]
+    return [
+        Measure(_named(family, params, given), eleven_point_statistic(levels), family=family.name)
+    ]
 
 
 def _build_set_f(family: Family, params: str, given: bool) -> list[Measure]:
@@ -611,7 +611,9 @@ def _build_utility(family: Family, params: str, given: bool) -> list[Measure]:
     if len(coefficients) != 4:
         msg = f"measure 'utility' needs 4 coefficients, got {params!r}"
         raise ValueError(msg)
-    return [Measure(_named(family, params, given), utility_statistic(coefficients), family=family.name)]
+    return [
+        Measure(_named(family, params, given), utility_statistic(coefficients), family=family.name)
+    ]
 
 
 def _build_relstring(family: Family, params: str, given: bool) -> list[Measure]:
@@ -634,7 +636,9 @@ def _gain_builder(
     def build(family: Family, params: str, given: bool) -> list[Measure]:
         gains = _level_gains(family.name, _pairs(family.name, params)) if given else ()
         return [
-            Measure(_named(family, params, given), make(gains), judged=bool(gains), family=family.name)
+            Measure(
+                _named(family, params, given), make(gains), judged=bool(gains), family=family.name
+            )
         ]
 
     return build
@@ -650,13 +654,19 @@ def _build_rbp(family: Family, params: str, given: bool) -> list[Measure]:
         msg = f"measure 'rbp': p must be in (0, 1), got {persistence!r}"
         raise ValueError(msg)
     return [
-        Measure(_named(family, params, given), rank_biased_precision_statistic(persistence), family=family.name)
+        Measure(
+            _named(family, params, given),
+            rank_biased_precision_statistic(persistence),
+            family=family.name,
+        )
     ]
 
 
 def _ndcg_default_or_gains(gains: Gains) -> Statistic:
     if not gains:
-        return lambda ranked, no_relevant: ndcg_statistic(ranked, _WHOLE_RANKING, "linear", no_relevant)
+        return lambda ranked, no_relevant: ndcg_statistic(
+            ranked, _WHOLE_RANKING, "linear", no_relevant
+        )
     return gain_ndcg_statistic(gains, "ndcg")
 
 
@@ -677,7 +687,9 @@ FAMILIES: tuple[Family, ...] = (
         "num_q",
         "none",
         "",
-        _single(lambda ranked, no_relevant: pl.lit(1.0), summary="sum", per_query=False, integer=True),
+        _single(
+            lambda ranked, no_relevant: pl.lit(1.0), summary="sum", per_query=False, integer=True
+        ),
     ),
     Family("num_ret", "none", "", _single(num_ret_statistic, summary="sum", integer=True)),
     Family("num_rel", "none", "", _single(num_rel_statistic, summary="sum", integer=True)),
@@ -692,12 +704,29 @@ FAMILIES: tuple[Family, ...] = (
         "",
         _single(lambda ranked, no_relevant: reciprocal_rank_statistic(ranked, None, no_relevant)),
     ),
-    Family("iprec_at_recall", "double_cutoffs", _LEVELS, _per_double_cutoff(interpolated_precision_statistic)),
-    Family("P", "long_cutoffs", _CUTOFFS, _per_long_cutoff(lambda k: _lift(precision_statistic, k))),
+    Family(
+        "iprec_at_recall",
+        "double_cutoffs",
+        _LEVELS,
+        _per_double_cutoff(interpolated_precision_statistic),
+    ),
+    Family(
+        "P", "long_cutoffs", _CUTOFFS, _per_long_cutoff(lambda k: _lift(precision_statistic, k))
+    ),
     Family("relstring", "doubles", "10", _build_relstring),
-    Family("recall", "long_cutoffs", _CUTOFFS, _per_long_cutoff(lambda k: _no_relevant_cut(recall_statistic, k))),
+    Family(
+        "recall",
+        "long_cutoffs",
+        _CUTOFFS,
+        _per_long_cutoff(lambda k: _no_relevant_cut(recall_statistic, k)),
+    ),
     Family("infAP", "none", "", _single(inferred_ap_statistic, judged=True)),
-    Family("gm_bpref", "none", "", _single(_bpref_for_mean, judged=True, summary="geometric", per_query=False)),
+    Family(
+        "gm_bpref",
+        "none",
+        "",
+        _single(_bpref_for_mean, judged=True, summary="geometric", per_query=False),
+    ),
     Family(
         "Rprec_mult",
         "double_cutoffs",
@@ -709,7 +738,12 @@ FAMILIES: tuple[Family, ...] = (
     Family("binG", "none", "", _single(binary_gain_statistic)),
     Family("G", "pairs", "", _gain_builder(normalized_gain_statistic)),
     Family("dcg", "pairs", "", _gain_builder(lambda gains: gain_ndcg_statistic(gains, "dcg"))),
-    Family("ideal_dcg", "pairs", "", _gain_builder(lambda gains: gain_ndcg_statistic(gains, "ideal_dcg"))),
+    Family(
+        "ideal_dcg",
+        "pairs",
+        "",
+        _gain_builder(lambda gains: gain_ndcg_statistic(gains, "ideal_dcg")),
+    ),
     Family("ndcg", "pairs", "", _gain_builder(_ndcg_default_or_gains)),
     Family("ndcg_rel", "pairs", "", _gain_builder(ndcg_rel_statistic)),
     Family("Rndcg", "pairs", "", _gain_builder(r_ndcg_statistic)),
@@ -718,7 +752,7 @@ FAMILIES: tuple[Family, ...] = (
         "long_cutoffs",
         _CUTOFFS,
         _per_long_cutoff(
-            lambda k: (lambda ranked, no_relevant: ndcg_statistic(ranked, k, "linear", no_relevant))
+            lambda k: lambda ranked, no_relevant: ndcg_statistic(ranked, k, "linear", no_relevant)
         ),
     ),
     Family(
@@ -726,11 +760,16 @@ FAMILIES: tuple[Family, ...] = (
         "long_cutoffs",
         _CUTOFFS,
         _per_long_cutoff(
-            lambda k: (lambda ranked, no_relevant: ap_at_k_statistic(ranked, k, "r", no_relevant))
+            lambda k: lambda ranked, no_relevant: ap_at_k_statistic(ranked, k, "r", no_relevant)
         ),
     ),
     Family("relative_P", "long_cutoffs", _CUTOFFS, _per_long_cutoff(relative_precision_statistic)),
-    Family("success", "long_cutoffs", "1,5,10", _per_long_cutoff(lambda k: _lift(hit_rate_statistic, k))),
+    Family(
+        "success",
+        "long_cutoffs",
+        "1,5,10",
+        _per_long_cutoff(lambda k: _lift(hit_rate_statistic, k)),
+    ),
     Family("set_P", "none", "", _single(set_p_statistic)),
     Family("set_relative_P", "none", "", _single(set_relative_p_statistic)),
     Family("set_recall", "none", "", _single(set_recall_statistic)),
@@ -797,7 +836,7 @@ def split_trec_name(name: str) -> tuple[str, str | None, bool] | None:
 
 
 def parse_trec_measure(name: str) -> list[Measure] | None:
-    """The output columns of a trec_eval measure name, or None if it is not one."""
+    """Return the output columns of a trec_eval measure name, or None if it is not one."""
     split = split_trec_name(name)
     if split is None:
         return None

@@ -25,7 +25,9 @@ COMMANDS = {
 }
 
 
-def _run_cli(trec_eval_dir: Path, command: str, capsysbinary: pytest.CaptureFixture[bytes]) -> bytes:
+def _run_cli(
+    trec_eval_dir: Path, command: str, capsysbinary: pytest.CaptureFixture[bytes]
+) -> bytes:
     arguments = shlex.split(command)
     # The two positional arguments are files in the conformance folder.
     arguments[-2:] = [str(trec_eval_dir / name) for name in arguments[-2:]]
@@ -53,8 +55,7 @@ def test_table_formats_hold_the_same_numbers(
     expected = {
         (query, name): value
         for name, query, value in (
-            line.split("\t")
-            for line in (trec_eval_dir / "out.test.aq").read_text().splitlines()
+            line.split("\t") for line in (trec_eval_dir / "out.test.aq").read_text().splitlines()
         )
         if name.strip() in ("map", "P_5")
     }

@@ -35,7 +35,9 @@ def random_case(seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
         # Few distinct scores, so ties are common and broken by docno.
         scores = rng.integers(0, 6, size=len(retrieved)) / 2.0
         if query != 11:  # query 11 exists only in the qrels
-            run_rows += [(f"q{query}", doc, float(s)) for doc, s in zip(retrieved, scores)]
+            run_rows += [
+                (f"q{query}", doc, float(s)) for doc, s in zip(retrieved, scores, strict=True)
+            ]
         if query == 10:  # query 10 exists only in the run
             continue
         judged = rng.choice(docs, size=int(rng.integers(5, 35)), replace=False)
@@ -48,7 +50,9 @@ def random_case(seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     return run, qrels
 
 
-def pytrec_values(run: pl.DataFrame, qrels: pl.DataFrame, level: int) -> dict[str, dict[str, float]]:
+def pytrec_values(
+    run: pl.DataFrame, qrels: pl.DataFrame, level: int
+) -> dict[str, dict[str, float]]:
     qrel_dict: dict[str, dict[str, int]] = {}
     for query, doc, label in qrels.iter_rows():
         qrel_dict.setdefault(query, {})[doc] = label
@@ -75,7 +79,10 @@ def test_per_query_equals_pytrec_eval(seed: int, level: int) -> None:
             if name == "query":
                 continue
             assert math.isclose(value, expected[name], rel_tol=1e-9, abs_tol=1e-9), (
-                row["query"], name, value, expected[name]
+                row["query"],
+                name,
+                value,
+                expected[name],
             )
             checked += 1
     assert checked > 300
@@ -91,9 +98,10 @@ def test_queries_counted_like_trec_eval() -> None:
     complete = rm.evaluate(run, qrels, ["map", "num_rel", "num_q"], complete=True)
     missing = complete.per_query.filter(pl.col("query") == "q11").row(0, named=True)
     assert missing["map"] == 0.0
-    assert missing["num_rel"] == qrels.filter(
-        (pl.col("query") == "q11") & (pl.col("relevance") >= 1)
-    ).height
+    assert (
+        missing["num_rel"]
+        == qrels.filter((pl.col("query") == "q11") & (pl.col("relevance") >= 1)).height
+    )
     assert complete.aggregate.item(0, "num_q") == ours.n_queries + 1
     assert complete.aggregate.item(0, "map") == pytest.approx(
         ours.aggregate.item(0, "map") * ours.n_queries / (ours.n_queries + 1)

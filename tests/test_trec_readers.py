@@ -181,8 +181,9 @@ def test_trec_measures_work_in_group_by() -> None:
     grouped = (
         frame.group_by("query")
         .agg(
-            rm.metrics("relevance", ["bpref", "unj.1", "relstring.3"], by=["score", "doc"])
-            .alias("m")
+            rm.metrics("relevance", ["bpref", "unj.1", "relstring.3"], by=["score", "doc"]).alias(
+                "m"
+            )
         )
         .sort("query")
         .unnest("m")
@@ -190,3 +191,21 @@ def test_trec_measures_work_in_group_by() -> None:
     # Query 1 ranks b (unjudged), a (relevant), c (unjudged); z is relevant, not
     # retrieved. Query 2 ranks a (unjudged), then b (relevant).
     assert grouped.rows() == [("1", 0.5, 1.0, "-1-"), ("2", 1.0, 1.0, "-1")]
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "{q}\t{z}\t{d}\t{r}\t{s}\t{run}\n",  # tabs only
+        "{q}\t{z}\t{d}\t{r}\t  {s}\t{run}\n",  # tabs, padded fields (results.test)
+        "{q} {z} {d} {r} {s} {run}\n",  # single spaces
+        "{q}  {z}\t{d}   {r} {s}\t{run} junk\n",  # runs of mixed whitespace
+    ],
+)
+def test_every_whitespace_layout_reads_the_same(tmp_path: Path, layout: str) -> None:
+    rows = [dict(q="7", z="Q0", d=f"doc{i}", r=i, s=f"{10 - i}.5", run="x") for i in range(5)]
+    text = "# header comment\n" + "".join(layout.format(**row) for row in rows)
+    frame = rm.read_trec_run(write(tmp_path, "run", text))
+    assert frame.get_column("doc").to_list() == [f"doc{i}" for i in range(5)]
+    assert frame.get_column("score").to_list() == [10.5 - i for i in range(5)]
+    assert frame.get_column("run_id").unique().to_list() == ["x"]
