@@ -96,9 +96,9 @@ def measures_expression(
         raise ValueError(msg)
     judged = any(measure.judged for measure in measures)
     ranked = ranking.in_judged_list if judged else ranking.in_list
-    fields = {
-        measure.name: measure.statistic(ranked, no_relevant).cast(measure.dtype)
+    fields = [
+        measure.statistic(ranked, no_relevant).cast(measure.dtype).alias(measure.name)
         for measure in measures
-    }
-    statistic = pl.struct(**fields)
+    ]
+    statistic = pl.struct(fields)
     return ranking.aggregate_judged(statistic) if judged else ranking.aggregate(statistic)

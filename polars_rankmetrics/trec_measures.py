@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, TypeAlias, cast
+from typing import Any, Literal, TypeAlias, cast
 
 import polars as pl
 
@@ -93,17 +93,11 @@ def _gain(ranked: Ranked, gains: Gains) -> pl.Expr:
     if not gains:
         return ranked.label
     judged = cast(JudgedRanked, ranked)
-    level_gain: pl.Expr = judged.raw
-    chain = None
+    # `pl`, `pl.when(...).then(...)` and its chain all offer `.when`.
+    chain: Any = pl
     for level, value in gains:
-        condition = judged.raw == float(level)
-        chain = (
-            pl.when(condition).then(pl.lit(value))
-            if chain is None
-            else chain.when(condition).then(pl.lit(value))
-        )
-    assert chain is not None
-    level_gain = chain.otherwise(judged.raw)
+        chain = chain.when(judged.raw == float(level)).then(pl.lit(value))
+    level_gain: pl.Expr = chain.otherwise(judged.raw)
     return pl.when(judged.judged).then(level_gain).otherwise(0.0)
 
 
