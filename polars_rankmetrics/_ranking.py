@@ -134,7 +134,9 @@ class Ranking:
             directions = (descending,) * len(by_exprs)
         else:
             directions = tuple(descending)
-            if len(directions) != len(by_exprs) or not all(isinstance(d, bool) for d in directions):
+            if len(directions) != len(by_exprs) or not all(
+                isinstance(d, bool) for d in directions
+            ):
                 msg = (
                     "`descending` must be a bool or one bool per `by` expression, "
                     f"got {descending!r} for {len(by_exprs)} expression(s)"

@@ -23,7 +23,9 @@ ELEVEN_POINTS: tuple[float, ...] = tuple(level / 10 for level in range(11))
 _RECALL_SLACK = 1e-9
 
 
-def _point(threshold: pl.Expr, tp: pl.Expr, pp: pl.Expr, n_relevant: pl.Expr) -> pl.Expr:
+def _point(
+    threshold: pl.Expr, tp: pl.Expr, pp: pl.Expr, n_relevant: pl.Expr
+) -> pl.Expr:
     """One curve point: ``{threshold, tp, pp, precision, recall}``."""
     return pl.struct(
         threshold=threshold.cast(pl.Float64),
@@ -284,9 +286,7 @@ def _check_levels(recall_levels: Sequence[float] | None) -> tuple[float, ...]:
         return ELEVEN_POINTS
     levels = tuple(float(level) for level in recall_levels)
     if not levels or not all(0.0 <= level <= 1.0 for level in levels):
-        msg = (
-            f"`recall_levels` must be a non-empty list of numbers in [0, 1], got {recall_levels!r}"
-        )
+        msg = f"`recall_levels` must be a non-empty list of numbers in [0, 1], got {recall_levels!r}"
         raise ValueError(msg)
     return levels
 

@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+import polars_rankmetrics as rm
+
 
 def digits_rankings() -> pl.DataFrame:
     """Score every digit against every other one: one row per (query, document)."""

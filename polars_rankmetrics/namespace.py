@@ -44,7 +44,9 @@ class RankNameSpace:
         threshold: float = 0,
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.precision_at_k`."""
-        return _pr.precision_at_k(self._expr, k, by=by, descending=descending, threshold=threshold)
+        return _pr.precision_at_k(
+            self._expr, k, by=by, descending=descending, threshold=threshold
+        )
 
     def recall_at_k(
         self,
@@ -95,7 +97,9 @@ class RankNameSpace:
         threshold: float = 0,
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.hit_rate_at_k`."""
-        return _pr.hit_rate_at_k(self._expr, k, by=by, descending=descending, threshold=threshold)
+        return _pr.hit_rate_at_k(
+            self._expr, k, by=by, descending=descending, threshold=threshold
+        )
 
     def r_precision(
         self,
@@ -209,7 +213,9 @@ class RankNameSpace:
         threshold: float = 0,
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.pr_curve`."""
-        return _curves.pr_curve(self._expr, by=by, descending=descending, threshold=threshold)
+        return _curves.pr_curve(
+            self._expr, by=by, descending=descending, threshold=threshold
+        )
 
     def cumulative_pr(
         self,
@@ -219,7 +225,9 @@ class RankNameSpace:
         threshold: float = 0,
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.cumulative_pr`."""
-        return _curves.cumulative_pr(self._expr, by=by, descending=descending, threshold=threshold)
+        return _curves.cumulative_pr(
+            self._expr, by=by, descending=descending, threshold=threshold
+        )
 
     def binned_pr_curve(
         self,
