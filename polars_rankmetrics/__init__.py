@@ -28,6 +28,14 @@ from polars_rankmetrics.precision_recall import (
 )
 from polars_rankmetrics.reciprocal_rank import reciprocal_rank
 from polars_rankmetrics.report import latex_table, markdown_table
+from polars_rankmetrics.trec import (
+    Evaluation,
+    evaluate,
+    read_trec_qrels,
+    read_trec_run,
+    scan_trec_qrels,
+    scan_trec_run,
+)
 
 if TYPE_CHECKING:
     from polars_rankmetrics.comparison import compare
@@ -51,14 +59,15 @@ def __getattr__(name: str) -> Any:
     msg = f"module 'polars_rankmetrics' has no attribute {name!r}"
     raise AttributeError(msg)
 
-
 __all__ = [
+    "Evaluation",
     "ap_at_k",
     "average_precision",
     "binned_pr_curve",
     "compare",
     "cumulative_pr",
     "dcg_at_k",
+    "evaluate",
     "f_beta_at_k",
     "hit_rate_at_k",
     "interpolated_ap",
@@ -73,8 +82,12 @@ __all__ = [
     "precision_at_k",
     "query_delta_chart",
     "r_precision",
+    "read_trec_qrels",
+    "read_trec_run",
     "recall_at_k",
     "reciprocal_rank",
+    "scan_trec_qrels",
+    "scan_trec_run",
 ]
 
 __version__ = "0.1.0"

@@ -15,6 +15,13 @@ The list packs two facts into one number, so that it is a cheap primitive sort:
 
 Unretrieved rows still count in the number of relevant documents and in the
 ideal DCG, which is why they stay in the list rather than being filtered out.
+
+A few trec_eval measures (bpref, infAP, unj, relstring, custom nDCG gains, ...)
+also need what that number drops: whether a row was judged at all (a null
+label), negative labels (trec_eval's "in the pool but unjudged"), and the raw
+level. Only for those, :meth:`Ranking.ranked_judged` sorts a list of
+``{code, raw}`` structs instead, and :class:`JudgedRanked` reads both fields;
+every other statistic works unchanged on it through ``code``.
 """
 
 from __future__ import annotations
@@ -204,14 +211,32 @@ class Ranking:
             raise ValueError(msg)
         return self.order(pl.struct(self.encoded, score.alias("_rankmetrics_score"))).implode()
 
+    def ranked_judged(self) -> pl.Expr:
+        """Return the ranking as a list of ``{code, raw}`` structs (see the module docstring).
+
+        ``raw`` is the relevance label as Float64, null where it is null
+        (unjudged). The first field keeps the relevance expression's name.
+        """
+        raw = checked(self.relevance, "relevance").cast(pl.Float64)
+        return self.order(pl.struct(self.encoded, raw.alias("_rankmetrics_raw"))).implode()
+
     def aggregate(self, statistic: pl.Expr) -> pl.Expr:
         """Evaluate ``statistic``, written with :class:`Ranked`, on the group's ranking."""
         return self.ranked().list.agg(statistic)
+
+    def aggregate_judged(self, statistic: pl.Expr) -> pl.Expr:
+        """Evaluate ``statistic``, written with :class:`JudgedRanked`, on :meth:`ranked_judged`."""
+        return self.ranked_judged().list.agg(statistic)
 
     @property
     def in_list(self) -> Ranked:
         """The vocabulary for writing statistics over :meth:`ranked`."""
         return Ranked(self.threshold)
+
+    @property
+    def in_judged_list(self) -> JudgedRanked:
+        """The vocabulary for writing statistics over :meth:`ranked_judged`."""
+        return JudgedRanked(self.threshold, pl.element().struct[0])
 
     @property
     def in_scored_list(self) -> Ranked:
@@ -289,3 +314,28 @@ class Ranked:
         """``value`` where the group has a relevant row, else null or 0."""
         fallback = None if no_relevant == "null" else 0.0
         return pl.when(self.n_relevant > 0).then(value).otherwise(fallback)
+
+
+@dataclass(frozen=True, eq=False)
+class JudgedRanked(Ranked):
+    """:class:`Ranked`, plus the raw label of each position (see ``ranked_judged``)."""
+
+    @property
+    def raw(self) -> pl.Expr:
+        """The label as given: null when unjudged, possibly negative."""
+        return pl.element().struct[1]
+
+    @property
+    def judged(self) -> pl.Expr:
+        """Whether the row has a label >= 0 (trec_eval's judged documents)."""
+        return self.raw.fill_null(-1.0) >= 0.0
+
+    @property
+    def unjudged_retrieved(self) -> pl.Expr:
+        """Retrieved rows with a null label (not in the pool) or a negative one."""
+        return self.retrieved & ~self.judged
+
+    @property
+    def nonrelevant_judged(self) -> pl.Expr:
+        """Rows judged (label >= 0) but not relevant, retrieved or not."""
+        return self.judged & ~self.relevant

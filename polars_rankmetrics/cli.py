@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from polars_rankmetrics import compare_cli, demo
+from polars_rankmetrics import compare_cli, demo, trec_cli
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -16,7 +16,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     subcommands = parser.add_subparsers(dest="command", required=True)
     # Each module adds its own subcommand and sets `run` as the parser's default.
-    for module in (demo, compare_cli):
+    for module in (demo, trec_cli, compare_cli):
         module.add_subcommand(subcommands)
     args = parser.parse_args(argv)
     exit_code: int = args.run(args)

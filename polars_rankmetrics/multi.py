@@ -6,8 +6,9 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from polars_rankmetrics._measure import Measure
 from polars_rankmetrics._ranking import IntoExpr, NoRelevant, Ranking, check_choice
-from polars_rankmetrics.measures import parse_measure
+from polars_rankmetrics.measures import parse_measures
 
 
 def metrics(
@@ -33,7 +34,12 @@ def metrics(
     relevance
         Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
     measures
-        Measure names; each becomes a Float64 field of that name.
+        Measure names; each becomes a Float64 field of that name. A trec_eval
+        name with several parameters gives several fields (``P.5,10`` gives
+        ``P_5`` and ``P_10``); ``relstring`` gives a String field. Measures that
+        tell unjudged (null) labels from judged ones (``bpref``, ``infAP``,
+        ``unj_10``, custom gains, ...) sort a ``{label, raw label}`` list per
+        group, about twice the cost of the plain ranking.
     by
         The score and tie-breakers; see :func:`polars_rankmetrics.precision_at_k`.
     descending
@@ -74,8 +80,25 @@ def metrics(
         msg = f"`measures` has duplicate names: {list(measures)!r}"
         raise ValueError(msg)
     check_choice(no_relevant, "no_relevant", NoRelevant)
-    parsed = [parse_measure(name) for name in measures]
+    parsed = [measure for name in measures for measure in parse_measures(name)]
     ranking = Ranking.build(relevance, by, descending, threshold)
-    ranked = ranking.in_list
-    fields = [m.statistic(ranked, no_relevant).cast(pl.Float64).alias(m.name) for m in parsed]
-    return ranking.aggregate(pl.struct(fields))
+    return measures_expression(ranking, parsed, no_relevant)
+
+
+def measures_expression(
+    ranking: Ranking, measures: Sequence[Measure], no_relevant: NoRelevant
+) -> pl.Expr:
+    """One struct of ``measures`` over ``ranking``, from a single sort per group."""
+    names = [measure.name for measure in measures]
+    duplicated = sorted({name for name in names if names.count(name) > 1})
+    if duplicated:
+        msg = f"`measures` give the same output column more than once: {duplicated}"
+        raise ValueError(msg)
+    judged = any(measure.judged for measure in measures)
+    ranked = ranking.in_judged_list if judged else ranking.in_list
+    fields = [
+        measure.statistic(ranked, no_relevant).cast(measure.dtype).alias(measure.name)
+        for measure in measures
+    ]
+    statistic = pl.struct(fields)
+    return ranking.aggregate_judged(statistic) if judged else ranking.aggregate(statistic)

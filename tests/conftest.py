@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+PROJECT = Path(__file__).resolve().parents[1]
+# ../shared beside the checkout; a worktree nested one level deeper finds it higher up.
+SHARED = next(
+    (folder / "shared" for folder in PROJECT.parents if (folder / "shared").is_dir()),
+    PROJECT.parent / "shared",
+)
 TREC_EVAL = SHARED / "trec_eval"
 
 
