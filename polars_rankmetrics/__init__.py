@@ -59,6 +59,7 @@ def __getattr__(name: str) -> Any:
     msg = f"module 'polars_rankmetrics' has no attribute {name!r}"
     raise AttributeError(msg)
 
+
 __all__ = [
     "Evaluation",
     "ap_at_k",
