@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from polars_rankmetrics._ranking import IntoExpr, NoRelevant, Ranking, check_choice
+from polars_rankmetrics._ranking import IntoExpr, NoRelevant, Ranking, Ties, check_choice
 from polars_rankmetrics.measures import parse_measure
 
 
@@ -18,6 +18,7 @@ def metrics(
     descending: bool | Sequence[bool] = True,
     threshold: float = 0,
     no_relevant: NoRelevant = "null",
+    ties: Ties = "stable",
 ) -> pl.Expr:
     """
     Several measures from a single sort per group, as a struct with one field each.
@@ -42,6 +43,9 @@ def metrics(
         Labels above this value are relevant.
     no_relevant : {'null', 'zero'}
         The value of undefined measures for a query with no relevant row.
+    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
+        How rows with equal scores are ordered; see
+        :func:`polars_rankmetrics.precision_at_k`.
 
     Examples
     --------
@@ -75,9 +79,7 @@ def metrics(
         raise ValueError(msg)
     check_choice(no_relevant, "no_relevant", NoRelevant)
     parsed = [parse_measure(name) for name in measures]
-    ranking = Ranking.build(relevance, by, descending, threshold)
+    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
     ranked = ranking.in_list
-    fields = {
-        m.name: m.statistic(ranked, no_relevant).cast(pl.Float64) for m in parsed
-    }
+    fields = {m.name: m.statistic(ranked, no_relevant).cast(pl.Float64) for m in parsed}
     return ranking.aggregate(pl.struct(**fields))
