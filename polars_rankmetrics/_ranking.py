@@ -33,6 +33,8 @@ from typing import Literal, TypeAlias, get_args
 
 import polars as pl
 
+from polars_rankmetrics._ties import annotate_tie_groups
+
 IntoExpr: TypeAlias = str | pl.Expr
 """A column name or an expression."""
 
@@ -242,19 +244,27 @@ class Ranking:
         """The ranking as a list of ``{code, score}`` structs, for curves.
 
         The first field keeps the relevance expression's name, so the result is
-        named like every other metric.
+        named like every other metric. With ``ties='average'`` the structs also
+        carry the tie group fields of
+        :func:`polars_rankmetrics._ties.annotate_tie_groups`.
         """
         score = self.score
         if score is None:
             msg = "a curve needs scores: pass `by`"
             raise ValueError(msg)
-        return self.order(pl.struct(self.encoded, score.alias("_rankmetrics_score"))).implode()
+        scored = self.order(pl.struct(self.encoded, score.alias("_rankmetrics_score"))).implode()
+        if self.ties == "average":
+            # Add the tie group fields once, for every statistic to read.
+            return scored.list.eval(
+                annotate_tie_groups(Ranked(self.threshold, pl.element().struct[0]))
+            )
+        return scored
 
     def aggregate(self, statistic: pl.Expr) -> pl.Expr:
         """Evaluate ``statistic``, written with :attr:`in_list`, on the group's ranking.
 
-        With ``ties='average'`` the ranking carries its scores, so that the
-        statistic can find the tie groups.
+        With ``ties='average'`` it is :meth:`ranked_with_scores`, whose tie
+        group fields the statistic reads.
         """
         if self.ties == "average":
             return self.ranked_with_scores().list.agg(statistic)
@@ -264,7 +274,7 @@ class Ranking:
     def in_list(self) -> Ranked:
         """The vocabulary for writing statistics over the list :meth:`aggregate` reads."""
         if self.ties == "average":
-            return Ranked(self.threshold, pl.element().struct[0], ties="average")
+            return self.in_scored_list
         return Ranked(self.threshold)
 
     @property

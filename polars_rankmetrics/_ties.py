@@ -33,21 +33,58 @@ pp. 414-421.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rankmetrics._ranking import Ranked
+if TYPE_CHECKING:
+    from polars_rankmetrics._ranking import Ranked
+
+
+def annotate_tie_groups(scored: Ranked) -> pl.Expr:
+    """Describe each position's tie group, for ``list.eval`` over a ``{code, score}`` list.
+
+    Returns a struct per position with the encoded label and the score (the
+    first two fields, as in the input) and the tie group facts that :class:`TieGroups` reads back. Polars does not share
+    common subexpressions inside ``list.agg``, and every statistic uses these
+    facts several times, so computing them once into fields (one ``list.eval``)
+    and reading the fields is several times faster than recomputing them.
+    """
+    score, hit = scored.score, scored.hit
+    index = pl.int_range(pl.len())
+    position = index.cast(pl.Float64)
+    is_first = (index == 0) | score.ne_missing(score.shift(1))
+    is_last = (index == pl.len() - 1) | score.ne_missing(score.shift(-1))
+    start = pl.when(is_first).then(position).forward_fill()
+    end = pl.when(is_last).then(position).backward_fill()
+    hits_before = pl.when(is_first).then(hit.cum_sum() - hit).forward_fill()
+    hits_through = pl.when(is_last).then(hit.cum_sum()).backward_fill()
+    return pl.struct(
+        scored.code,
+        score,
+        is_first.alias("is_first"),
+        is_last.alias("is_last"),
+        start.alias("start"),
+        (end - start + 1.0).alias("size"),
+        (position - start).alias("offset"),
+        (hits_through - hits_before).alias("hits"),
+        hits_before.alias("hits_before"),
+    )
 
 
 @dataclass(frozen=True, eq=False)
 class TieGroups:
     """Per-position facts about the tie group of each position of a ranked list.
 
-    Only meaningful inside ``list.agg`` over a list built with ``ties='average'``.
-    Every value is Float64, so that the ratios below are true divisions.
+    Read inside ``list.agg`` from the fields of :func:`annotate_tie_groups`;
+    every value is Float64, so that the ratios below are true divisions.
     """
 
     ranked: Ranked
+
+    @staticmethod
+    def _field(name: str) -> pl.Expr:
+        return pl.element().struct.field(name)
 
     @property
     def position(self) -> pl.Expr:
@@ -57,14 +94,12 @@ class TieGroups:
     @property
     def is_first(self) -> pl.Expr:
         """Whether a position starts its tie group."""
-        score = self.ranked.score
-        return (pl.int_range(pl.len()) == 0) | score.ne_missing(score.shift(1))
+        return self._field("is_first")
 
     @property
     def is_last(self) -> pl.Expr:
         """Whether a position ends its tie group."""
-        score = self.ranked.score
-        return (pl.int_range(pl.len()) == pl.len() - 1) | score.ne_missing(score.shift(-1))
+        return self._field("is_last")
 
     def before(self, values: pl.Expr) -> pl.Expr:
         """Sum ``values`` over the positions before the group."""
@@ -81,27 +116,27 @@ class TieGroups:
     @property
     def start(self) -> pl.Expr:
         """``a``: the group's first position."""
-        return pl.when(self.is_first).then(self.position).forward_fill()
+        return self._field("start")
 
     @property
     def size(self) -> pl.Expr:
         """``n``: the number of positions in the group."""
-        return pl.when(self.is_last).then(self.position).backward_fill() - self.start + 1.0
+        return self._field("size")
 
     @property
     def offset(self) -> pl.Expr:
         """``j``: the position's offset in its group, ``p - a``."""
-        return self.position - self.start
+        return self._field("offset")
 
     @property
     def hits(self) -> pl.Expr:
         """``r``: the number of hits in the group."""
-        return self.total(self.ranked.hit)
+        return self._field("hits")
 
     @property
     def hits_before(self) -> pl.Expr:
         """``H``: the number of hits before the group."""
-        return self.before(self.ranked.hit)
+        return self._field("hits_before")
 
     @property
     def no_hit_factor(self) -> pl.Expr:
@@ -132,6 +167,14 @@ def tie_mean(ranked: Ranked, values: pl.Expr) -> pl.Expr:
         return values
     groups = TieGroups(ranked)
     return groups.total(values) / groups.size
+
+
+def expected_hit(ranked: Ranked) -> pl.Expr:
+    """Return :func:`tie_mean` of :attr:`Ranked.hit`: ``r / n``, read from the fields."""
+    if ranked.ties != "average":
+        return ranked.hit
+    groups = TieGroups(ranked)
+    return groups.hits / groups.size
 
 
 def expected_precision_terms(ranked: Ranked) -> pl.Expr:

@@ -16,7 +16,11 @@ from polars_rankmetrics._ranking import (
     check_choice,
     check_k,
 )
-from polars_rankmetrics._ties import expected_ap_over_hits, expected_precision_terms, tie_mean
+from polars_rankmetrics._ties import (
+    expected_ap_over_hits,
+    expected_hit,
+    expected_precision_terms,
+)
 
 Denominator: TypeAlias = Literal["min_k_r", "r", "hits"]
 """What AP@k divides by: ``min(k, R)``, ``R``, or the hits in the top k."""
@@ -41,7 +45,7 @@ def ap_at_k_statistic(
     elif denominator == "r":
         value = total / ranked.n_relevant
     else:
-        hits = tie_mean(ranked, ranked.hit).head(k).sum()
+        hits = expected_hit(ranked).head(k).sum()
         value = pl.when(hits > 0).then(total / hits).otherwise(0.0)
     return ranked.if_relevant(value, no_relevant)
 

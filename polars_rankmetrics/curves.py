@@ -15,7 +15,7 @@ from polars_rankmetrics._ranking import (
     check_choice,
     check_k,
 )
-from polars_rankmetrics._ties import tie_mean
+from polars_rankmetrics._ties import expected_hit
 
 ELEVEN_POINTS: tuple[float, ...] = tuple(level / 10 for level in range(11))
 """The standard recall levels 0.0, 0.1, ..., 1.0."""
@@ -281,7 +281,7 @@ def _equal_bins(ranking: Ranking, n_bins: int) -> pl.Expr:
     ends = ((bin_number * n_retrieved + n_bins - 1) // n_bins).unique(maintain_order=True)
     ends = ends.filter(ends > 0)
     # Under 'average' ties the expected hit count is the sum of expected hits.
-    tp = tie_mean(ranked, ranked.hit).cum_sum()
+    tp = expected_hit(ranked).cum_sum()
     tp_dtype = pl.Float64 if ranking.ties == "average" else pl.Int64
     point = _point(
         ranked.score.gather(ends - 1), tp.gather(ends - 1), ends, ranked.n_relevant, tp_dtype

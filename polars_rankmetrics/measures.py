@@ -79,29 +79,29 @@ def _builders() -> list[tuple[re.Pattern[str], Callable[[str, re.Match[str]], St
         ),
         (
             r"P[_.@](?P<k>\d+)",
-            lambda n, m: (lambda r, e, k=k_of(n, m): precision_statistic(r, k)),
+            lambda n, m: lambda r, e, k=k_of(n, m): precision_statistic(r, k),
         ),
         (
             r"(recall[_.]|R@)(?P<k>\d+)",
-            lambda n, m: (lambda r, e, k=k_of(n, m): recall_statistic(r, k, e)),
+            lambda n, m: lambda r, e, k=k_of(n, m): recall_statistic(r, k, e),
         ),
         (
             r"ndcg|nDCG",
-            lambda n, m: (lambda r, e: ndcg_statistic(r, _WHOLE_RANKING, "linear", e)),
+            lambda n, m: lambda r, e: ndcg_statistic(r, _WHOLE_RANKING, "linear", e),
         ),
         (
             r"(ndcg_cut[_.]|nDCG@)(?P<k>\d+)",
-            lambda n, m: (lambda r, e, k=k_of(n, m): ndcg_statistic(r, k, "linear", e)),
+            lambda n, m: lambda r, e, k=k_of(n, m): ndcg_statistic(r, k, "linear", e),
         ),
-        (r"recip_rank|RR|MRR", lambda n, m: (lambda r, e: reciprocal_rank_statistic(r, None, e))),
+        (r"recip_rank|RR|MRR", lambda n, m: lambda r, e: reciprocal_rank_statistic(r, None, e)),
         (
             r"(RR|MRR)@(?P<k>\d+)",
-            lambda n, m: (lambda r, e, k=k_of(n, m): reciprocal_rank_statistic(r, k, e)),
+            lambda n, m: lambda r, e, k=k_of(n, m): reciprocal_rank_statistic(r, k, e),
         ),
         (r"Rprec|R-prec", lambda n, m: r_precision_statistic),
         (
             r"(success[_.]|Success@)(?P<k>\d+)",
-            lambda n, m: (lambda r, e, k=k_of(n, m): hit_rate_statistic(r, k)),
+            lambda n, m: lambda r, e, k=k_of(n, m): hit_rate_statistic(r, k),
         ),
     ]
     return [(re.compile(pattern), build) for pattern, build in table]

@@ -15,12 +15,12 @@ from polars_rankmetrics._ranking import (
     check_choice,
     check_k,
 )
-from polars_rankmetrics._ties import expected_hit_rate, tie_mean
+from polars_rankmetrics._ties import expected_hit, expected_hit_rate
 
 
 def hits_at_k(ranked: Ranked, k: int) -> pl.Expr:
     """Count the relevant retrieved rows in the top ``k`` (expected, for tied scores)."""
-    return tie_mean(ranked, ranked.hit).head(k).sum()
+    return expected_hit(ranked).head(k).sum()
 
 
 def precision_statistic(ranked: Ranked, k: int) -> pl.Expr:
@@ -52,7 +52,7 @@ def hit_rate_statistic(ranked: Ranked, k: int) -> pl.Expr:
 def r_precision_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
     """Precision at rank R over a ranked list."""
     n_relevant = ranked.n_relevant
-    value = tie_mean(ranked, ranked.hit).head(n_relevant).sum() / n_relevant
+    value = expected_hit(ranked).head(n_relevant).sum() / n_relevant
     return ranked.if_relevant(value, no_relevant)
 
 
