@@ -110,6 +110,25 @@ def average_precision(
     ╞══════════╡
     │ 0.816667 │
     └──────────┘
+
+    Tied scores: two of the three rows at 0.5 are relevant, and one relevant
+    row was not retrieved. ``'average'`` is the mean over the three orderings.
+
+    >>> tied = pl.DataFrame(
+    ...     {"score": [1.0, 0.5, 0.5, 0.5, 0.1, None], "relevance": [1, 0, 1, 1, 0, 1]}
+    ... )
+    >>> tied.select(
+    ...     rm.average_precision("relevance", by="score", ties=mode).alias(mode)
+    ...     for mode in ["stable", "optimistic", "pessimistic", "average"]
+    ... )
+    shape: (1, 4)
+    ┌──────────┬────────────┬─────────────┬──────────┐
+    │ stable   ┆ optimistic ┆ pessimistic ┆ average  │
+    │ ---      ┆ ---        ┆ ---         ┆ ---      │
+    │ f64      ┆ f64        ┆ f64         ┆ f64      │
+    ╞══════════╪════════════╪═════════════╪══════════╡
+    │ 0.604167 ┆ 0.75       ┆ 0.604167    ┆ 0.680556 │
+    └──────────┴────────────┴─────────────┴──────────┘
     """
     check_choice(no_relevant, "no_relevant", NoRelevant)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)

@@ -599,3 +599,37 @@ def test_trec_eval_tie_order_with_doc_descending(seed: int) -> None:
     # the tie-breaker matters on this data: docno ascending disagrees somewhere
     other = evaluate([True, False])
     assert any(abs(other[q]["map"] - expected[q]["map"]) > 1e-4 for q in expected)
+
+
+# ---------------------------------------------------------------------------
+# The README's example: trec_eval's MAP is 0.75 and ranx's 0.604.
+
+README_FRAME = pl.DataFrame(
+    {
+        "doc": ["d1", "d2", "d3", "d4", "d5", "d6"],
+        "score": [1.0, 0.5, 0.5, 0.5, 0.1, None],
+        "rel": [1, 0, 1, 1, 0, 1],
+    }
+)
+
+
+@pytest.mark.filterwarnings("ignore::Warning")  # numba's type-safety warnings inside ranx
+def test_readme_example_against_trec_eval_and_ranx() -> None:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    ranx = pytest.importorskip("ranx")
+    frame = README_FRAME
+    run = {"q": {d: s for d, s in zip(frame["doc"], frame["score"], strict=True) if s is not None}}
+    qrels = {"q": dict(zip(frame["doc"], frame["rel"], strict=True))}
+    trec = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)["q"]["map"]
+    peer = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "map")
+    assert trec == pytest.approx(0.75) and peer == pytest.approx(29 / 48)
+
+    def ap(**options: object) -> float:
+        return frame.select(rm.average_precision("rel", **options)).item()
+
+    assert ap(by=["score", "doc"], descending=[True, True]) == pytest.approx(trec)
+    assert ap(by="score") == pytest.approx(peer)  # input order d2, d3, d4, like ranx
+    assert ap(by="score", ties="optimistic") == pytest.approx(max(trec, peer))
+    assert ap(by="score", ties="pessimistic") == pytest.approx(min(trec, peer))
+    tied = Tied(((1.0,), (0.0, 1.0, 1.0), (0.0,)), (1.0,))
+    assert _close(ap(by="score", ties="average"), tied.expected(ref_ap, 0.0))
