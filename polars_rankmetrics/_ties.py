@@ -45,10 +45,11 @@ def annotate_tie_groups(scored: Ranked) -> pl.Expr:
     """Describe each position's tie group, for ``list.eval`` over a ``{code, score}`` list.
 
     Returns a struct per position with the encoded label and the score (the
-    first two fields, as in the input) and the tie group facts that :class:`TieGroups` reads back. Polars does not share
-    common subexpressions inside ``list.agg``, and every statistic uses these
-    facts several times, so computing them once into fields (one ``list.eval``)
-    and reading the fields is several times faster than recomputing them.
+    first two fields, as in the input) and the tie group facts that
+    :class:`TieGroups` reads back. Polars does not share common subexpressions
+    inside ``list.agg``, and every statistic uses these facts several times, so
+    computing them once into fields (one ``list.eval``) and reading the fields
+    is several times faster than recomputing them.
     """
     score, hit = scored.score, scored.hit
     index = pl.int_range(pl.len())
