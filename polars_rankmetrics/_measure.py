@@ -43,6 +43,11 @@ class Measure:
     family
         The trec_eval measure this output belongs to (``P`` for ``P_10``), used
         to print measures in trec_eval's order; empty for other names.
+    averages_ties
+        Whether the statistic is exact under ``ties='average'``: it is built from
+        the tie-aware core statistics, or does not depend on the order of the
+        ranking. Other measures refuse that mode rather than give input-order
+        values under its name.
     """
 
     name: str
@@ -53,3 +58,4 @@ class Measure:
     per_query: bool = True
     integer: bool = False
     family: str = ""
+    averages_ties: bool = False

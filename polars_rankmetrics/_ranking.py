@@ -22,6 +22,13 @@ label), negative labels (trec_eval's "in the pool but unjudged"), and the raw
 level. Only for those, :meth:`Ranking.ranked_judged` sorts a list of
 ``{code, raw}`` structs instead, and :class:`JudgedRanked` reads both fields;
 every other statistic works unchanged on it through ``code``.
+
+Tied scores (the ``ties`` option, :data:`Ties`): ``'stable'`` sorts by ``by`` and
+keeps input order; ``'optimistic'``/``'pessimistic'`` add the gain label as a sort
+key right after the score, so they cost one extra key and nothing else;
+``'average'`` sorts by the score alone into a ``{code, score}`` struct list, because
+the expected value needs to see where each tie group starts and ends (see
+:mod:`polars_rankmetrics._ties`).
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ from typing import Literal, TypeAlias, get_args
 
 import polars as pl
 
+from polars_rankmetrics._ties import annotate_tie_groups
+
 IntoExpr: TypeAlias = str | pl.Expr
 """A column name or an expression."""
 
@@ -41,6 +50,14 @@ NoRelevant: TypeAlias = Literal["null", "zero"]
 
 Gain: TypeAlias = Literal["linear", "exponential"]
 """How a relevance label becomes a DCG gain: the label itself, or ``2**label - 1``."""
+
+Ties: TypeAlias = Literal["stable", "optimistic", "pessimistic", "average"]
+"""How rows with equal primary scores are ordered.
+
+``'stable'``: input order, or the tie-breakers in ``by``. ``'optimistic'``: higher
+labels (relevant rows) first. ``'pessimistic'``: lower labels first. ``'average'``:
+the exact expected value over every ordering of each tie group.
+"""
 
 
 def as_expr(value: IntoExpr) -> pl.Expr:
@@ -105,12 +122,15 @@ class Ranking:
         Sort direction of each expression in ``by``.
     threshold
         A label above this counts as relevant.
+    ties
+        How rows with equal primary scores (``by[0]``) are ordered; see :data:`Ties`.
     """
 
     relevance: pl.Expr
     by: tuple[pl.Expr, ...]
     descending: tuple[bool, ...]
     threshold: float
+    ties: Ties = "stable"
 
     @classmethod
     def build(
@@ -119,6 +139,7 @@ class Ranking:
         by: IntoExpr | Sequence[IntoExpr] | None,
         descending: bool | Sequence[bool],
         threshold: float,
+        ties: Ties = "stable",
     ) -> Ranking:
         """Validate the public parameters shared by every metric."""
         if by is None:
@@ -147,7 +168,14 @@ class Ranking:
         ):
             msg = f"`threshold` must be a number >= 0, got {threshold!r}"
             raise ValueError(msg)
-        return cls(as_expr(relevance), by_exprs, directions, float(threshold))
+        check_choice(ties, "ties", Ties)
+        if ties != "stable" and not by_exprs:
+            msg = (
+                f"`ties={ties!r}` needs scores to find the ties: pass `by` "
+                "(with `by=None` the rows are already in rank order and cannot tie)"
+            )
+            raise ValueError(msg)
+        return cls(as_expr(relevance), by_exprs, directions, float(threshold), ties)
 
     @property
     def label(self) -> pl.Expr:
@@ -173,10 +201,30 @@ class Ranking:
         return pl.lit(True) if score is None else score.is_not_null()
 
     def sort_keys(self) -> list[pl.Expr]:
-        """The expressions to sort by: the NaN-free score, then the tie-breakers."""
+        """List the expressions to sort by: the NaN-free score, then the tie-breakers.
+
+        In ``'optimistic'``/``'pessimistic'`` mode the label comes right after the
+        score, so within a tie group it decides first and the later ``by`` entries
+        only order rows of equal label (which no metric can tell apart). In
+        ``'average'`` mode the later entries are dropped: an expectation over
+        every ordering of a tie group does not depend on any one of them.
+        """
         score = self.score
         assert score is not None
+        if self.ties == "average":
+            return [score]
+        if self.ties in ("optimistic", "pessimistic"):
+            return [score, self.label, *self.by[1:]]
         return [score, *self.by[1:]]
+
+    def sort_descending(self) -> list[bool]:
+        """Give the direction of each of :meth:`sort_keys`."""
+        if self.ties == "average":
+            return [self.descending[0]]
+        if self.ties in ("optimistic", "pessimistic"):
+            label_first = self.ties == "optimistic"
+            return [self.descending[0], label_first, *self.descending[1:]]
+        return list(self.descending)
 
     def order(self, values: pl.Expr) -> pl.Expr:
         """Sort ``values`` into rank order; unretrieved rows go last, ties keep input order."""
@@ -184,7 +232,7 @@ class Ranking:
             return values
         return values.sort_by(
             self.sort_keys(),
-            descending=list(self.descending),
+            descending=self.sort_descending(),
             nulls_last=True,
             maintain_order=True,
         )
@@ -203,13 +251,21 @@ class Ranking:
         """The ranking as a list of ``{code, score}`` structs, for curves.
 
         The first field keeps the relevance expression's name, so the result is
-        named like every other metric.
+        named like every other metric. With ``ties='average'`` the structs also
+        carry the tie group fields of
+        :func:`polars_rankmetrics._ties.annotate_tie_groups`.
         """
         score = self.score
         if score is None:
             msg = "a curve needs scores: pass `by`"
             raise ValueError(msg)
-        return self.order(pl.struct(self.encoded, score.alias("_rankmetrics_score"))).implode()
+        scored = self.order(pl.struct(self.encoded, score.alias("_rankmetrics_score"))).implode()
+        if self.ties == "average":
+            # Add the tie group fields once, for every statistic to read.
+            return scored.list.eval(
+                annotate_tie_groups(Ranked(self.threshold, pl.element().struct[0]))
+            )
+        return scored
 
     def ranked_judged(self) -> pl.Expr:
         """Return the ranking as a list of ``{code, raw}`` structs (see the module docstring).
@@ -221,7 +277,13 @@ class Ranking:
         return self.order(pl.struct(self.encoded, raw.alias("_rankmetrics_raw"))).implode()
 
     def aggregate(self, statistic: pl.Expr) -> pl.Expr:
-        """Evaluate ``statistic``, written with :class:`Ranked`, on the group's ranking."""
+        """Evaluate ``statistic``, written with :attr:`in_list`, on the group's ranking.
+
+        With ``ties='average'`` it is :meth:`ranked_with_scores`, whose tie
+        group fields the statistic reads.
+        """
+        if self.ties == "average":
+            return self.ranked_with_scores().list.agg(statistic)
         return self.ranked().list.agg(statistic)
 
     def aggregate_judged(self, statistic: pl.Expr) -> pl.Expr:
@@ -230,7 +292,9 @@ class Ranking:
 
     @property
     def in_list(self) -> Ranked:
-        """The vocabulary for writing statistics over :meth:`ranked`."""
+        """The vocabulary for writing statistics over the list :meth:`aggregate` reads."""
+        if self.ties == "average":
+            return self.in_scored_list
         return Ranked(self.threshold)
 
     @property
@@ -241,7 +305,7 @@ class Ranking:
     @property
     def in_scored_list(self) -> Ranked:
         """The vocabulary for writing statistics over :meth:`ranked_with_scores`."""
-        return Ranked(self.threshold, pl.element().struct[0])
+        return Ranked(self.threshold, pl.element().struct[0], ties=self.ties)
 
 
 @dataclass(frozen=True, eq=False)
@@ -254,6 +318,8 @@ class Ranked:
     threshold: float
     code: pl.Expr = field(default_factory=pl.element)
     """Where the encoded label of each position is read from."""
+    ties: Ties = "stable"
+    """``'average'`` when statistics must be expectations over tie groups."""
 
     @property
     def score(self) -> pl.Expr:

@@ -12,8 +12,14 @@ from polars_rankmetrics._ranking import (
     NoRelevant,
     Ranked,
     Ranking,
+    Ties,
     check_choice,
     check_k,
+)
+from polars_rankmetrics._ties import (
+    expected_ap_over_hits,
+    expected_hit,
+    expected_precision_terms,
 )
 
 Denominator: TypeAlias = Literal["min_k_r", "r", "hits"]
@@ -22,7 +28,7 @@ Denominator: TypeAlias = Literal["min_k_r", "r", "hits"]
 
 def average_precision_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
     """AP over a ranked list."""
-    value = ranked.precision_terms.sum() / ranked.n_relevant
+    value = expected_precision_terms(ranked).sum() / ranked.n_relevant
     return ranked.if_relevant(value, no_relevant)
 
 
@@ -30,13 +36,16 @@ def ap_at_k_statistic(
     ranked: Ranked, k: int, denominator: Denominator, no_relevant: NoRelevant
 ) -> pl.Expr:
     """AP@k over a ranked list."""
-    total = ranked.precision_terms.head(k).sum()
-    if denominator == "min_k_r":
+    total = expected_precision_terms(ranked).head(k).sum()
+    if denominator == "hits" and ranked.ties == "average":
+        # E[sum / hits] is not E[sum] / E[hits]: see expected_ap_over_hits.
+        value = expected_ap_over_hits(ranked, k)
+    elif denominator == "min_k_r":
         value = total / pl.min_horizontal(ranked.n_relevant, pl.lit(k))
     elif denominator == "r":
         value = total / ranked.n_relevant
     else:
-        hits = ranked.hit.head(k).sum()
+        hits = expected_hit(ranked).head(k).sum()
         value = pl.when(hits > 0).then(total / hits).otherwise(0.0)
     return ranked.if_relevant(value, no_relevant)
 
@@ -48,6 +57,7 @@ def average_precision(
     descending: bool | Sequence[bool] = True,
     threshold: float = 0,
     no_relevant: NoRelevant = "null",
+    ties: Ties = "stable",
 ) -> pl.Expr:
     """
     Average precision: the mean of P@i over the ranks i of the relevant rows.
@@ -71,6 +81,9 @@ def average_precision(
     no_relevant : {'null', 'zero'}
         The value for a query with no relevant row, where AP is undefined: null
         (skipped by ``mean``), or 0 as trec_eval, ranx and torchmetrics do.
+    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
+        How rows with equal scores are ordered; see
+        :func:`polars_rankmetrics.precision_at_k`.
 
     References
     ----------
@@ -97,9 +110,28 @@ def average_precision(
     ╞══════════╡
     │ 0.816667 │
     └──────────┘
+
+    Tied scores: two of the three rows at 0.5 are relevant, and one relevant
+    row was not retrieved. ``'average'`` is the mean over the three orderings.
+
+    >>> tied = pl.DataFrame(
+    ...     {"score": [1.0, 0.5, 0.5, 0.5, 0.1, None], "relevance": [1, 0, 1, 1, 0, 1]}
+    ... )
+    >>> tied.select(
+    ...     rm.average_precision("relevance", by="score", ties=mode).alias(mode)
+    ...     for mode in ["stable", "optimistic", "pessimistic", "average"]
+    ... )
+    shape: (1, 4)
+    ┌──────────┬────────────┬─────────────┬──────────┐
+    │ stable   ┆ optimistic ┆ pessimistic ┆ average  │
+    │ ---      ┆ ---        ┆ ---         ┆ ---      │
+    │ f64      ┆ f64        ┆ f64         ┆ f64      │
+    ╞══════════╪════════════╪═════════════╪══════════╡
+    │ 0.604167 ┆ 0.75       ┆ 0.604167    ┆ 0.680556 │
+    └──────────┴────────────┴─────────────┴──────────┘
     """
     check_choice(no_relevant, "no_relevant", NoRelevant)
-    ranking = Ranking.build(relevance, by, descending, threshold)
+    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
     return ranking.aggregate(average_precision_statistic(ranking.in_list, no_relevant))
 
 
@@ -112,6 +144,7 @@ def ap_at_k(
     threshold: float = 0,
     no_relevant: NoRelevant = "null",
     denominator: Denominator = "min_k_r",
+    ties: Ties = "stable",
 ) -> pl.Expr:
     """
     Average precision at k: AP restricted to the top ``k`` ranks.
@@ -145,6 +178,9 @@ def ap_at_k(
         The value for a query with no relevant row.
     denominator : {'min_k_r', 'r', 'hits'}
         What the sum is divided by, as above.
+    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
+        How rows with equal scores are ordered; see
+        :func:`polars_rankmetrics.precision_at_k`.
 
     Examples
     --------
@@ -170,5 +206,5 @@ def ap_at_k(
     check_k(k)
     check_choice(no_relevant, "no_relevant", NoRelevant)
     check_choice(denominator, "denominator", Denominator)
-    ranking = Ranking.build(relevance, by, descending, threshold)
+    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
     return ranking.aggregate(ap_at_k_statistic(ranking.in_list, k, denominator, no_relevant))

@@ -11,9 +11,11 @@ from polars_rankmetrics._ranking import (
     NoRelevant,
     Ranked,
     Ranking,
+    Ties,
     check_choice,
     check_k,
 )
+from polars_rankmetrics._ties import expected_hit
 
 ELEVEN_POINTS: tuple[float, ...] = tuple(level / 10 for level in range(11))
 """The standard recall levels 0.0, 0.1, ..., 1.0."""
@@ -23,11 +25,17 @@ ELEVEN_POINTS: tuple[float, ...] = tuple(level / 10 for level in range(11))
 _RECALL_SLACK = 1e-9
 
 
-def _point(threshold: pl.Expr, tp: pl.Expr, pp: pl.Expr, n_relevant: pl.Expr) -> pl.Expr:
+def _point(
+    threshold: pl.Expr,
+    tp: pl.Expr,
+    pp: pl.Expr,
+    n_relevant: pl.Expr,
+    tp_dtype: type[pl.DataType] = pl.Int64,
+) -> pl.Expr:
     """One curve point: ``{threshold, tp, pp, precision, recall}``."""
     return pl.struct(
         threshold=threshold.cast(pl.Float64),
-        tp=tp.cast(pl.Int64),
+        tp=tp.cast(tp_dtype),
         pp=pp.cast(pl.Int64),
         precision=pl.when(pp > 0).then(tp / pp),
         recall=pl.when(n_relevant > 0).then(tp / n_relevant),
@@ -55,6 +63,17 @@ def pr_curve(
 
     Under ``group_by().agg()`` the result is a list of points per group; in
     ``select`` it is one list, which ``.explode()`` turns into rows.
+
+    Ties: the points sit at the ends of the groups of tied scores, where
+    ``tp`` and ``pp`` are the same in every ordering of the tied rows, so there
+    is no ``ties`` option: every mode of the rank-based metrics passes through
+    these points and they differ only between them. Inside a tie group of
+    ``n`` rows with ``r`` relevant, ``ties='optimistic'`` first climbs
+    ``tp`` by ``r`` then runs flat, ``'pessimistic'`` runs flat then climbs,
+    and the expected ``tp`` of ``'average'`` after ``m`` of the ``n`` rows is
+    ``r·m/n`` more than at the previous point: the straight line between the
+    two points in (pp, tp) count space (not in precision-recall space, where
+    that line is a curve; Davis and Goadrich, ICML 2006).
 
     Parameters
     ----------
@@ -101,6 +120,7 @@ def cumulative_pr(
     by: IntoExpr | Sequence[IntoExpr] | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 0,
+    ties: Ties = "stable",
 ) -> pl.Expr:
     """
     Cumulative counts at each row's rank: ``TP≤i``, ``PP≤i``, precision and recall.
@@ -109,7 +129,8 @@ def cumulative_pr(
     ``1..i`` and ``pp = i``; ``precision = tp / i`` and ``recall = tp / R``. The
     result is a struct per row, aligned with the input rows (not sorted), so it
     works with ``.over(query)`` and ``with_columns``. Rows with a null or NaN
-    score have no rank and get a null struct. Equal scores keep input order.
+    score have no rank and get a null struct. Equal scores keep input order,
+    or follow ``ties``.
 
     Parameters
     ----------
@@ -121,6 +142,10 @@ def cumulative_pr(
         Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
     threshold
         Labels above this value are relevant.
+    ties : {'stable', 'optimistic', 'pessimistic'}
+        How rows with equal scores are ordered; see
+        :func:`polars_rankmetrics.precision_at_k`. ``'average'`` is refused:
+        a tied row has no single rank to report counts at.
 
     Examples
     --------
@@ -149,7 +174,8 @@ def cumulative_pr(
     │ 2     ┆ 0.8   ┆ 1         ┆ 1   ┆ 1   ┆ 1.0       ┆ 1.0    │
     └───────┴───────┴───────────┴─────┴─────┴───────────┴────────┘
     """
-    ranking = Ranking.build(relevance, by, descending, threshold)
+    _refuse_average(ties, "cumulative_pr", "a tied row has no single rank to report counts at")
+    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
     relevant = ranking.label > ranking.threshold
     hit = (relevant & ranking.retrieved).cast(pl.Int64)
     rank_order = ranking.order(pl.int_range(pl.len()))
@@ -173,6 +199,7 @@ def binned_pr_curve(
     by: IntoExpr | Sequence[IntoExpr],
     descending: bool | Sequence[bool] = True,
     threshold: float = 0,
+    ties: Ties = "stable",
 ) -> pl.Expr:
     """
     A precision-recall curve with a fixed number of points, for large rankings.
@@ -188,6 +215,13 @@ def binned_pr_curve(
     Points have the fields of :func:`pr_curve`, which is the case of one bin
     per distinct score.
 
+    An equal-size bin can end inside a group of tied scores, and then its
+    ``tp`` depends on how the ties are ordered (``ties``). With
+    ``ties='average'``, ``tp`` is the expected count, a Float64: ``r·m/n``
+    for the ``m`` rows taken from a tie group of ``n`` with ``r`` relevant,
+    and precision and recall are the exact expectations (``pp`` and R are
+    fixed). Score cut-offs never split a tie, so ``ties`` changes nothing there.
+
     Parameters
     ----------
     relevance
@@ -200,6 +234,9 @@ def binned_pr_curve(
         Whether a higher score ranks first.
     threshold
         Labels above this value are relevant.
+    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
+        How rows with equal scores are ordered (int ``bins`` only); see
+        :func:`polars_rankmetrics.precision_at_k`.
 
     Examples
     --------
@@ -223,7 +260,7 @@ def binned_pr_curve(
     │ 1.0       ┆ 4   ┆ 8   ┆ 0.5       ┆ 1.0    │
     └───────────┴─────┴─────┴───────────┴────────┘
     """
-    ranking = Ranking.build(relevance, by, descending, threshold)
+    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
     if isinstance(bins, int) and not isinstance(bins, bool):
         check_k(bins, "bins")
         return _equal_bins(ranking, bins)
@@ -243,8 +280,12 @@ def _equal_bins(ranking: Ranking, n_bins: int) -> pl.Expr:
     bin_number = pl.int_range(1, n_bins + 1, dtype=pl.Int64)
     ends = ((bin_number * n_retrieved + n_bins - 1) // n_bins).unique(maintain_order=True)
     ends = ends.filter(ends > 0)
-    tp = ranked.hit.cum_sum()
-    point = _point(ranked.score.gather(ends - 1), tp.gather(ends - 1), ends, ranked.n_relevant)
+    # Under 'average' ties the expected hit count is the sum of expected hits.
+    tp = expected_hit(ranked).cum_sum()
+    tp_dtype = pl.Float64 if ranking.ties == "average" else pl.Int64
+    point = _point(
+        ranked.score.gather(ends - 1), tp.gather(ends - 1), ends, ranked.n_relevant, tp_dtype
+    )
     return ranking.ranked_with_scores().list.eval(point)
 
 
@@ -282,6 +323,15 @@ def _interpolated_statistic(
     return pl.when(n_relevant > 0).then(values).otherwise(None if no_relevant == "null" else zeros)
 
 
+def _refuse_average(ties: Ties, function: str, reason: str) -> None:
+    if ties == "average":
+        msg = (
+            f"`ties='average'` is not available for {function}: {reason}; "
+            "use 'optimistic' and 'pessimistic' for bounds"
+        )
+        raise ValueError(msg)
+
+
 def _check_levels(recall_levels: Sequence[float] | None) -> tuple[float, ...]:
     if recall_levels is None:
         return ELEVEN_POINTS
@@ -302,6 +352,7 @@ def interpolated_precision(
     descending: bool | Sequence[bool] = True,
     threshold: float = 0,
     no_relevant: NoRelevant = "null",
+    ties: Ties = "stable",
 ) -> pl.Expr:
     """
     Interpolated precision at standard recall levels, as a list.
@@ -329,6 +380,10 @@ def interpolated_precision(
         Labels above this value are relevant.
     no_relevant : {'null', 'zero'}
         For a query with no relevant row: a null list, or a list of zeros.
+    ties : {'stable', 'optimistic', 'pessimistic'}
+        How rows with equal scores are ordered; see
+        :func:`polars_rankmetrics.precision_at_k`. ``'average'`` is refused:
+        the expected value of a maximum over ranks has no closed form.
 
     Examples
     --------
@@ -345,7 +400,10 @@ def interpolated_precision(
     """
     levels = _check_levels(recall_levels)
     check_choice(no_relevant, "no_relevant", NoRelevant)
-    ranking = Ranking.build(relevance, by, descending, threshold)
+    _refuse_average(
+        ties, "interpolated_precision", "an expected maximum over ranks has no closed form"
+    )
+    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
     return ranking.aggregate(_interpolated_statistic(ranking.in_list, levels, no_relevant))
 
 
@@ -357,6 +415,7 @@ def interpolated_ap(
     descending: bool | Sequence[bool] = True,
     threshold: float = 0,
     no_relevant: NoRelevant = "null",
+    ties: Ties = "stable",
 ) -> pl.Expr:
     """
     Interpolated average precision: the mean of :func:`interpolated_precision`.
@@ -378,6 +437,10 @@ def interpolated_ap(
         Labels above this value are relevant.
     no_relevant : {'null', 'zero'}
         The value for a query with no relevant row.
+    ties : {'stable', 'optimistic', 'pessimistic'}
+        How rows with equal scores are ordered; see
+        :func:`polars_rankmetrics.precision_at_k`. ``'average'`` is refused:
+        the expected value of a maximum over ranks has no closed form.
 
     Examples
     --------
@@ -396,7 +459,8 @@ def interpolated_ap(
     """
     levels = _check_levels(recall_levels)
     check_choice(no_relevant, "no_relevant", NoRelevant)
-    ranking = Ranking.build(relevance, by, descending, threshold)
+    _refuse_average(ties, "interpolated_ap", "an expected maximum over ranks has no closed form")
+    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
     statistic = _interpolated_statistic(ranking.in_list, levels, no_relevant).list.mean()
     return ranking.aggregate(statistic)
 

@@ -12,14 +12,20 @@ from polars_rankmetrics._ranking import (
     NoRelevant,
     Ranked,
     Ranking,
+    Ties,
     check_choice,
     check_k,
 )
+from polars_rankmetrics._ties import tie_mean
 
 
 def dcg_statistic(ranked: Ranked, k: int, gain: Gain) -> pl.Expr:
-    """DCG@k over a ranked list; unretrieved rows gain nothing."""
+    """DCG@k over a ranked list; unretrieved rows gain nothing.
+
+    For tied scores the expected gain at a position is its tie group's mean gain.
+    """
     gains = pl.when(ranked.retrieved).then(ranked.gain(ranked.label, gain)).otherwise(0.0)
+    gains = tie_mean(ranked, gains)
     return (gains * ranked.discount).head(k).sum()
 
 
@@ -43,6 +49,7 @@ def dcg_at_k(
     by: IntoExpr | Sequence[IntoExpr] | None = None,
     descending: bool | Sequence[bool] = True,
     gain: Gain = "linear",
+    ties: Ties = "stable",
 ) -> pl.Expr:
     """
     Discounted cumulative gain at k.
@@ -65,6 +72,9 @@ def dcg_at_k(
         Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
     gain : {'linear', 'exponential'}
         How a label becomes a gain.
+    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
+        How rows with equal scores are ordered; see
+        :func:`polars_rankmetrics.precision_at_k`.
 
     References
     ----------
@@ -91,7 +101,7 @@ def dcg_at_k(
     """
     check_k(k)
     check_choice(gain, "gain", Gain)
-    ranking = Ranking.build(relevance, by, descending, threshold=0)
+    ranking = Ranking.build(relevance, by, descending, threshold=0, ties=ties)
     return ranking.aggregate(dcg_statistic(ranking.in_list, k, gain))
 
 
@@ -103,6 +113,7 @@ def ndcg_at_k(
     descending: bool | Sequence[bool] = True,
     gain: Gain = "linear",
     no_relevant: NoRelevant = "null",
+    ties: Ties = "stable",
 ) -> pl.Expr:
     """
     Normalised discounted cumulative gain at k: DCG@k over the ideal DCG@k.
@@ -127,6 +138,9 @@ def ndcg_at_k(
         How a label becomes a gain; see :func:`dcg_at_k`.
     no_relevant : {'null', 'zero'}
         The value for a query whose ideal DCG is 0.
+    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
+        How rows with equal scores are ordered; see
+        :func:`polars_rankmetrics.precision_at_k`.
 
     Examples
     --------
@@ -146,5 +160,5 @@ def ndcg_at_k(
     check_k(k)
     check_choice(gain, "gain", Gain)
     check_choice(no_relevant, "no_relevant", NoRelevant)
-    ranking = Ranking.build(relevance, by, descending, threshold=0)
+    ranking = Ranking.build(relevance, by, descending, threshold=0, ties=ties)
     return ranking.aggregate(ndcg_statistic(ranking.in_list, k, gain, no_relevant))

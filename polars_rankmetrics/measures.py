@@ -106,35 +106,47 @@ def _with_k(make: Callable[[int], Statistic], **options: bool) -> Builder:
 
 def _builders() -> list[tuple[re.Pattern[str], Builder]]:
     table: list[tuple[str, Builder]] = [
-        (r"AP", _plain(average_precision_statistic)),
+        (r"AP", _plain(average_precision_statistic, averages_ties=True)),
         (
             r"AP@(?P<k>\d+)",
-            _with_k(lambda k: lambda r, e: ap_at_k_statistic(r, k, "r", e)),
+            _with_k(lambda k: lambda r, e: ap_at_k_statistic(r, k, "r", e), averages_ties=True),
         ),
-        (r"P@(?P<k>\d+)", _with_k(lambda k: lambda r, e: precision_statistic(r, k))),
-        (r"R@(?P<k>\d+)", _with_k(lambda k: lambda r, e: recall_statistic(r, k, e))),
+        (
+            r"P@(?P<k>\d+)",
+            _with_k(lambda k: lambda r, e: precision_statistic(r, k), averages_ties=True),
+        ),
+        (
+            r"R@(?P<k>\d+)",
+            _with_k(lambda k: lambda r, e: recall_statistic(r, k, e), averages_ties=True),
+        ),
         (
             r"nDCG",
-            _plain(lambda r, e: ndcg_statistic(r, _WHOLE_RANKING, "linear", e)),
+            _plain(lambda r, e: ndcg_statistic(r, _WHOLE_RANKING, "linear", e), averages_ties=True),
         ),
         (
             r"nDCG@(?P<k>\d+)",
-            _with_k(lambda k: lambda r, e: ndcg_statistic(r, k, "linear", e)),
+            _with_k(lambda k: lambda r, e: ndcg_statistic(r, k, "linear", e), averages_ties=True),
         ),
-        (r"RR|MRR", _plain(lambda r, e: reciprocal_rank_statistic(r, None, e))),
+        (
+            r"RR|MRR",
+            _plain(lambda r, e: reciprocal_rank_statistic(r, None, e), averages_ties=True),
+        ),
         (
             r"(RR|MRR)@(?P<k>\d+)",
-            _with_k(lambda k: lambda r, e: reciprocal_rank_statistic(r, k, e)),
+            _with_k(lambda k: lambda r, e: reciprocal_rank_statistic(r, k, e), averages_ties=True),
         ),
-        (r"R-prec", _plain(r_precision_statistic)),
-        (r"Success@(?P<k>\d+)", _with_k(lambda k: lambda r, e: hit_rate_statistic(r, k))),
+        (r"R-prec", _plain(r_precision_statistic, averages_ties=True)),
+        (
+            r"Success@(?P<k>\d+)",
+            _with_k(lambda k: lambda r, e: hit_rate_statistic(r, k), averages_ties=True),
+        ),
         (r"Bpref", _plain(bpref_statistic, judged=True)),
-        (r"NumRet", _plain(num_ret_statistic)),
-        (r"NumRel", _plain(num_rel_statistic)),
-        (r"NumRelRet", _plain(num_rel_ret_statistic)),
-        (r"SetP", _plain(set_p_statistic)),
-        (r"SetR", _plain(set_recall_statistic)),
-        (r"SetF", _plain(set_f_statistic(1.0))),
+        (r"NumRet", _plain(num_ret_statistic, averages_ties=True)),
+        (r"NumRel", _plain(num_rel_statistic, averages_ties=True)),
+        (r"NumRelRet", _plain(num_rel_ret_statistic, averages_ties=True)),
+        (r"SetP", _plain(set_p_statistic, averages_ties=True)),
+        (r"SetR", _plain(set_recall_statistic, averages_ties=True)),
+        (r"SetF", _plain(set_f_statistic(1.0), averages_ties=True)),
         (r"Judged@(?P<k>\d+)", _with_k(_judged_fraction, judged=True)),
         (
             r"IPrec@(?P<level>\d*\.?\d+)",

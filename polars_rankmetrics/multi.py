@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from polars_rankmetrics._measure import Measure
-from polars_rankmetrics._ranking import IntoExpr, NoRelevant, Ranking, check_choice
+from polars_rankmetrics._ranking import IntoExpr, NoRelevant, Ranking, Ties, check_choice
 from polars_rankmetrics.measures import parse_measures
 
 
@@ -19,6 +19,7 @@ def metrics(
     descending: bool | Sequence[bool] = True,
     threshold: float = 0,
     no_relevant: NoRelevant = "null",
+    ties: Ties = "stable",
 ) -> pl.Expr:
     """
     Several measures from a single sort per group, as a struct with one field each.
@@ -48,6 +49,9 @@ def metrics(
         Labels above this value are relevant.
     no_relevant : {'null', 'zero'}
         The value of undefined measures for a query with no relevant row.
+    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
+        How rows with equal scores are ordered; see
+        :func:`polars_rankmetrics.precision_at_k`.
 
     Examples
     --------
@@ -81,7 +85,7 @@ def metrics(
         raise ValueError(msg)
     check_choice(no_relevant, "no_relevant", NoRelevant)
     parsed = [measure for name in measures for measure in parse_measures(name)]
-    ranking = Ranking.build(relevance, by, descending, threshold)
+    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
     return measures_expression(ranking, parsed, no_relevant)
 
 
@@ -94,6 +98,14 @@ def measures_expression(
     if duplicated:
         msg = f"`measures` give the same output column more than once: {duplicated}"
         raise ValueError(msg)
+    if ranking.ties == "average":
+        unsupported = [measure.name for measure in measures if not measure.averages_ties]
+        if unsupported:
+            msg = (
+                f"`ties='average'` has no exact expected value for {unsupported}; "
+                "use ties='stable', 'optimistic' or 'pessimistic' for these measures"
+            )
+            raise ValueError(msg)
     judged = any(measure.judged for measure in measures)
     ranked = ranking.in_judged_list if judged else ranking.in_list
     fields = [

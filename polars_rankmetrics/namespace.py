@@ -18,7 +18,7 @@ from polars_rankmetrics import dcg as _dcg
 from polars_rankmetrics import multi as _multi
 from polars_rankmetrics import precision_recall as _pr
 from polars_rankmetrics import reciprocal_rank as _rr
-from polars_rankmetrics._ranking import Gain, IntoExpr, NoRelevant
+from polars_rankmetrics._ranking import Gain, IntoExpr, NoRelevant, Ties
 from polars_rankmetrics.average_precision import Denominator
 
 
@@ -42,9 +42,12 @@ class RankNameSpace:
         by: IntoExpr | Sequence[IntoExpr] | None = None,
         descending: bool | Sequence[bool] = True,
         threshold: float = 0,
+        ties: Ties = "stable",
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.precision_at_k`."""
-        return _pr.precision_at_k(self._expr, k, by=by, descending=descending, threshold=threshold)
+        return _pr.precision_at_k(
+            self._expr, k, by=by, descending=descending, threshold=threshold, ties=ties
+        )
 
     def recall_at_k(
         self,
@@ -54,6 +57,7 @@ class RankNameSpace:
         descending: bool | Sequence[bool] = True,
         threshold: float = 0,
         no_relevant: NoRelevant = "null",
+        ties: Ties = "stable",
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.recall_at_k`."""
         return _pr.recall_at_k(
@@ -63,6 +67,7 @@ class RankNameSpace:
             descending=descending,
             threshold=threshold,
             no_relevant=no_relevant,
+            ties=ties,
         )
 
     def f_beta_at_k(
@@ -74,6 +79,7 @@ class RankNameSpace:
         descending: bool | Sequence[bool] = True,
         threshold: float = 0,
         no_relevant: NoRelevant = "null",
+        ties: Ties = "stable",
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.f_beta_at_k`."""
         return _pr.f_beta_at_k(
@@ -84,6 +90,7 @@ class RankNameSpace:
             descending=descending,
             threshold=threshold,
             no_relevant=no_relevant,
+            ties=ties,
         )
 
     def hit_rate_at_k(
@@ -93,9 +100,12 @@ class RankNameSpace:
         by: IntoExpr | Sequence[IntoExpr] | None = None,
         descending: bool | Sequence[bool] = True,
         threshold: float = 0,
+        ties: Ties = "stable",
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.hit_rate_at_k`."""
-        return _pr.hit_rate_at_k(self._expr, k, by=by, descending=descending, threshold=threshold)
+        return _pr.hit_rate_at_k(
+            self._expr, k, by=by, descending=descending, threshold=threshold, ties=ties
+        )
 
     def r_precision(
         self,
@@ -104,6 +114,7 @@ class RankNameSpace:
         descending: bool | Sequence[bool] = True,
         threshold: float = 0,
         no_relevant: NoRelevant = "null",
+        ties: Ties = "stable",
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.r_precision`."""
         return _pr.r_precision(
@@ -112,6 +123,7 @@ class RankNameSpace:
             descending=descending,
             threshold=threshold,
             no_relevant=no_relevant,
+            ties=ties,
         )
 
     def average_precision(
@@ -121,6 +133,7 @@ class RankNameSpace:
         descending: bool | Sequence[bool] = True,
         threshold: float = 0,
         no_relevant: NoRelevant = "null",
+        ties: Ties = "stable",
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.average_precision`."""
         return _ap.average_precision(
@@ -129,6 +142,7 @@ class RankNameSpace:
             descending=descending,
             threshold=threshold,
             no_relevant=no_relevant,
+            ties=ties,
         )
 
     def ap_at_k(
@@ -140,6 +154,7 @@ class RankNameSpace:
         threshold: float = 0,
         no_relevant: NoRelevant = "null",
         denominator: Denominator = "min_k_r",
+        ties: Ties = "stable",
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.ap_at_k`."""
         return _ap.ap_at_k(
@@ -150,6 +165,7 @@ class RankNameSpace:
             threshold=threshold,
             no_relevant=no_relevant,
             denominator=denominator,
+            ties=ties,
         )
 
     def reciprocal_rank(
@@ -160,6 +176,7 @@ class RankNameSpace:
         descending: bool | Sequence[bool] = True,
         threshold: float = 0,
         no_relevant: NoRelevant = "null",
+        ties: Ties = "stable",
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.reciprocal_rank`."""
         return _rr.reciprocal_rank(
@@ -169,6 +186,7 @@ class RankNameSpace:
             descending=descending,
             threshold=threshold,
             no_relevant=no_relevant,
+            ties=ties,
         )
 
     def dcg_at_k(
@@ -178,9 +196,10 @@ class RankNameSpace:
         by: IntoExpr | Sequence[IntoExpr] | None = None,
         descending: bool | Sequence[bool] = True,
         gain: Gain = "linear",
+        ties: Ties = "stable",
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.dcg_at_k`."""
-        return _dcg.dcg_at_k(self._expr, k, by=by, descending=descending, gain=gain)
+        return _dcg.dcg_at_k(self._expr, k, by=by, descending=descending, gain=gain, ties=ties)
 
     def ndcg_at_k(
         self,
@@ -190,6 +209,7 @@ class RankNameSpace:
         descending: bool | Sequence[bool] = True,
         gain: Gain = "linear",
         no_relevant: NoRelevant = "null",
+        ties: Ties = "stable",
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.ndcg_at_k`."""
         return _dcg.ndcg_at_k(
@@ -199,6 +219,7 @@ class RankNameSpace:
             descending=descending,
             gain=gain,
             no_relevant=no_relevant,
+            ties=ties,
         )
 
     def pr_curve(
@@ -217,9 +238,12 @@ class RankNameSpace:
         by: IntoExpr | Sequence[IntoExpr] | None = None,
         descending: bool | Sequence[bool] = True,
         threshold: float = 0,
+        ties: Ties = "stable",
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.cumulative_pr`."""
-        return _curves.cumulative_pr(self._expr, by=by, descending=descending, threshold=threshold)
+        return _curves.cumulative_pr(
+            self._expr, by=by, descending=descending, threshold=threshold, ties=ties
+        )
 
     def binned_pr_curve(
         self,
@@ -228,10 +252,11 @@ class RankNameSpace:
         by: IntoExpr | Sequence[IntoExpr],
         descending: bool | Sequence[bool] = True,
         threshold: float = 0,
+        ties: Ties = "stable",
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.binned_pr_curve`."""
         return _curves.binned_pr_curve(
-            self._expr, bins, by=by, descending=descending, threshold=threshold
+            self._expr, bins, by=by, descending=descending, threshold=threshold, ties=ties
         )
 
     def interpolated_precision(
@@ -242,6 +267,7 @@ class RankNameSpace:
         descending: bool | Sequence[bool] = True,
         threshold: float = 0,
         no_relevant: NoRelevant = "null",
+        ties: Ties = "stable",
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.interpolated_precision`."""
         return _curves.interpolated_precision(
@@ -251,6 +277,7 @@ class RankNameSpace:
             descending=descending,
             threshold=threshold,
             no_relevant=no_relevant,
+            ties=ties,
         )
 
     def interpolated_ap(
@@ -261,6 +288,7 @@ class RankNameSpace:
         descending: bool | Sequence[bool] = True,
         threshold: float = 0,
         no_relevant: NoRelevant = "null",
+        ties: Ties = "stable",
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.interpolated_ap`."""
         return _curves.interpolated_ap(
@@ -270,6 +298,7 @@ class RankNameSpace:
             descending=descending,
             threshold=threshold,
             no_relevant=no_relevant,
+            ties=ties,
         )
 
     def metrics(
@@ -280,6 +309,7 @@ class RankNameSpace:
         descending: bool | Sequence[bool] = True,
         threshold: float = 0,
         no_relevant: NoRelevant = "null",
+        ties: Ties = "stable",
     ) -> pl.Expr:
         """See :func:`polars_rankmetrics.metrics`."""
         return _multi.metrics(
@@ -289,4 +319,5 @@ class RankNameSpace:
             descending=descending,
             threshold=threshold,
             no_relevant=no_relevant,
+            ties=ties,
         )

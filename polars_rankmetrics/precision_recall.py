@@ -11,14 +11,16 @@ from polars_rankmetrics._ranking import (
     NoRelevant,
     Ranked,
     Ranking,
+    Ties,
     check_choice,
     check_k,
 )
+from polars_rankmetrics._ties import expected_hit, expected_hit_rate
 
 
 def hits_at_k(ranked: Ranked, k: int) -> pl.Expr:
-    """The number of relevant retrieved rows in the top ``k``."""
-    return ranked.hit.head(k).sum()
+    """Count the relevant retrieved rows in the top ``k`` (expected, for tied scores)."""
+    return expected_hit(ranked).head(k).sum()
 
 
 def precision_statistic(ranked: Ranked, k: int) -> pl.Expr:
@@ -41,14 +43,16 @@ def f_beta_statistic(ranked: Ranked, k: int, beta: float, no_relevant: NoRelevan
 
 
 def hit_rate_statistic(ranked: Ranked, k: int) -> pl.Expr:
-    """1.0 if a relevant row is in the top ``k``, else 0.0."""
+    """1.0 if a relevant row is in the top ``k``, else 0.0 (a probability, for tied scores)."""
+    if ranked.ties == "average":
+        return expected_hit_rate(ranked, k)
     return (hits_at_k(ranked, k) > 0).cast(pl.Float64)
 
 
 def r_precision_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
     """Precision at rank R over a ranked list."""
     n_relevant = ranked.n_relevant
-    value = ranked.hit.head(n_relevant).sum() / n_relevant
+    value = expected_hit(ranked).head(n_relevant).sum() / n_relevant
     return ranked.if_relevant(value, no_relevant)
 
 
@@ -63,6 +67,7 @@ def precision_at_k(
     by: IntoExpr | Sequence[IntoExpr] | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 0,
+    ties: Ties = "stable",
 ) -> pl.Expr:
     """
     Precision at k: the fraction of the top ``k`` ranks that hold a relevant row.
@@ -84,9 +89,19 @@ def precision_at_k(
         ``None`` means the rows are already in rank order.
     descending
         Sort direction, one bool or one per ``by`` entry. Equal scores keep
-        their input order.
+        their input order unless ``ties`` says otherwise.
     threshold
         Labels above this value are relevant; the default 0 matches trec_eval.
+    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
+        How rows with equal scores (the first ``by`` entry) are ordered.
+        ``'stable'`` (default) keeps input order, or follows the later ``by``
+        entries. ``'optimistic'`` puts higher labels (relevant rows) first,
+        ``'pessimistic'`` lower labels first; the later ``by`` entries then only
+        order rows of equal label. ``'average'`` is the exact expected value
+        over every ordering of each group of tied rows (McSherry and Najork,
+        ECIR 2008), so the later ``by`` entries do not matter. Modes other than
+        ``'stable'`` need ``by``. With distinct scores every mode gives the same
+        value; otherwise ``optimistic >= average >= pessimistic``.
 
     Returns
     -------
@@ -118,7 +133,7 @@ def precision_at_k(
     └───────┴───────────┘
     """
     check_k(k)
-    ranking = Ranking.build(relevance, by, descending, threshold)
+    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
     return ranking.aggregate(precision_statistic(ranking.in_list, k))
 
 
@@ -130,6 +145,7 @@ def recall_at_k(
     descending: bool | Sequence[bool] = True,
     threshold: float = 0,
     no_relevant: NoRelevant = "null",
+    ties: Ties = "stable",
 ) -> pl.Expr:
     """
     Recall at k: the fraction of the relevant rows that are in the top ``k``.
@@ -152,6 +168,9 @@ def recall_at_k(
     no_relevant : {'null', 'zero'}
         The value for a query with no relevant row, where recall is undefined:
         null (skipped by ``mean``), or 0 as trec_eval, ranx and torchmetrics do.
+    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
+        How rows with equal scores are ordered; see
+        :func:`polars_rankmetrics.precision_at_k`.
 
     Examples
     --------
@@ -172,7 +191,7 @@ def recall_at_k(
     """
     check_k(k)
     _check_no_relevant(no_relevant)
-    ranking = Ranking.build(relevance, by, descending, threshold)
+    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
     return ranking.aggregate(recall_statistic(ranking.in_list, k, no_relevant))
 
 
@@ -185,6 +204,7 @@ def f_beta_at_k(
     descending: bool | Sequence[bool] = True,
     threshold: float = 0,
     no_relevant: NoRelevant = "null",
+    ties: Ties = "stable",
 ) -> pl.Expr:
     """
     F-beta at k: the weighted harmonic mean of P@k and R@k.
@@ -209,6 +229,9 @@ def f_beta_at_k(
         Labels above this value are relevant.
     no_relevant : {'null', 'zero'}
         The value for a query with no relevant row.
+    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
+        How rows with equal scores are ordered; see
+        :func:`polars_rankmetrics.precision_at_k`.
 
     Examples
     --------
@@ -235,7 +258,7 @@ def f_beta_at_k(
         msg = f"`beta` must be a number > 0, got {beta!r}"
         raise ValueError(msg)
     _check_no_relevant(no_relevant)
-    ranking = Ranking.build(relevance, by, descending, threshold)
+    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
     return ranking.aggregate(f_beta_statistic(ranking.in_list, k, float(beta), no_relevant))
 
 
@@ -246,6 +269,7 @@ def hit_rate_at_k(
     by: IntoExpr | Sequence[IntoExpr] | None = None,
     descending: bool | Sequence[bool] = True,
     threshold: float = 0,
+    ties: Ties = "stable",
 ) -> pl.Expr:
     """
     Hit rate at k: 1.0 if the top ``k`` holds a relevant row, else 0.0.
@@ -266,6 +290,9 @@ def hit_rate_at_k(
         Sort direction; see :func:`precision_at_k`.
     threshold
         Labels above this value are relevant.
+    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
+        How rows with equal scores are ordered; see
+        :func:`polars_rankmetrics.precision_at_k`.
 
     Examples
     --------
@@ -288,7 +315,7 @@ def hit_rate_at_k(
     └─────┴─────┘
     """
     check_k(k)
-    ranking = Ranking.build(relevance, by, descending, threshold)
+    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
     return ranking.aggregate(hit_rate_statistic(ranking.in_list, k))
 
 
@@ -299,6 +326,7 @@ def r_precision(
     descending: bool | Sequence[bool] = True,
     threshold: float = 0,
     no_relevant: NoRelevant = "null",
+    ties: Ties = "stable",
 ) -> pl.Expr:
     """
     R-precision: precision at rank R, where R is the number of relevant rows.
@@ -318,6 +346,9 @@ def r_precision(
         Labels above this value are relevant.
     no_relevant : {'null', 'zero'}
         The value for a query with no relevant row.
+    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
+        How rows with equal scores are ordered; see
+        :func:`polars_rankmetrics.precision_at_k`.
 
     Examples
     --------
@@ -337,5 +368,5 @@ def r_precision(
     └───────────┘
     """
     _check_no_relevant(no_relevant)
-    ranking = Ranking.build(relevance, by, descending, threshold)
+    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
     return ranking.aggregate(r_precision_statistic(ranking.in_list, no_relevant))

@@ -11,13 +11,17 @@ from polars_rankmetrics._ranking import (
     NoRelevant,
     Ranked,
     Ranking,
+    Ties,
     check_choice,
     check_k,
 )
+from polars_rankmetrics._ties import expected_reciprocal_rank
 
 
 def reciprocal_rank_statistic(ranked: Ranked, k: int | None, no_relevant: NoRelevant) -> pl.Expr:
     """RR over a ranked list: 0 when no relevant row is retrieved (within ``k``)."""
+    if ranked.ties == "average":
+        return ranked.if_relevant(expected_reciprocal_rank(ranked, k), no_relevant)
     hit = ranked.hit if k is None else ranked.hit.head(k)
     value = pl.when(hit.max() > 0).then(1.0 / (hit.arg_max() + 1)).otherwise(0.0)
     return ranked.if_relevant(value, no_relevant)
@@ -31,6 +35,7 @@ def reciprocal_rank(
     descending: bool | Sequence[bool] = True,
     threshold: float = 0,
     no_relevant: NoRelevant = "null",
+    ties: Ties = "stable",
 ) -> pl.Expr:
     """
     Reciprocal rank: ``1 / rank`` of the first relevant row, 0 if none is retrieved.
@@ -54,6 +59,9 @@ def reciprocal_rank(
         Labels above this value are relevant.
     no_relevant : {'null', 'zero'}
         The value for a query with no relevant row.
+    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
+        How rows with equal scores are ordered; see
+        :func:`polars_rankmetrics.precision_at_k`.
 
     Examples
     --------
@@ -76,5 +84,5 @@ def reciprocal_rank(
     if k is not None:
         check_k(k)
     check_choice(no_relevant, "no_relevant", NoRelevant)
-    ranking = Ranking.build(relevance, by, descending, threshold)
+    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
     return ranking.aggregate(reciprocal_rank_statistic(ranking.in_list, k, no_relevant))

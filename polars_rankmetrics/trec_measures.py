@@ -561,11 +561,17 @@ def _single(
 
 
 def _per_long_cutoff(
-    make: Callable[[int], Statistic], *, judged: bool = False
+    make: Callable[[int], Statistic], *, judged: bool = False, averages_ties: bool = False
 ) -> Callable[[Family, str, bool], list[Measure]]:
     def build(family: Family, params: str, given: bool) -> list[Measure]:
         return [
-            Measure(f"{family.name}_{k}", make(k), judged=judged, family=family.name)
+            Measure(
+                f"{family.name}_{k}",
+                make(k),
+                judged=judged,
+                family=family.name,
+                averages_ties=averages_ties,
+            )
             for k in _long_cutoffs(family.name, params)
         ]
 
@@ -625,13 +631,18 @@ def _build_relstring(family: Family, params: str, given: bool) -> list[Measure]:
 
 
 def _gain_builder(
-    make: Callable[[Gains], Statistic],
+    make: Callable[[Gains], Statistic], *, default_averages_ties: bool = False
 ) -> Callable[[Family, str, bool], list[Measure]]:
     def build(family: Family, params: str, given: bool) -> list[Measure]:
         gains = _level_gains(family.name, _pairs(family.name, params)) if given else ()
         return [
             Measure(
-                _named(family, params, given), make(gains), judged=bool(gains), family=family.name
+                _named(family, params, given),
+                make(gains),
+                judged=bool(gains),
+                family=family.name,
+                # The default gains are the core nDCG; custom gains are trec_eval's own.
+                averages_ties=default_averages_ties and not gains,
             )
         ]
 
@@ -673,6 +684,8 @@ def _bpref_for_mean(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
 
 
 _CUTOFFS = "5,10,15,20,30,100,200,500,1000"
+# Counts do not depend on the order within the ranking, so every ties mode is exact.
+_COUNT: dict[str, bool] = {"integer": True, "averages_ties": True}
 _LEVELS = "0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"
 
 FAMILIES: tuple[Family, ...] = (
@@ -682,21 +695,33 @@ FAMILIES: tuple[Family, ...] = (
         "none",
         "",
         _single(
-            lambda ranked, no_relevant: pl.lit(1.0), summary="sum", per_query=False, integer=True
+            lambda ranked, no_relevant: pl.lit(1.0),
+            summary="sum",
+            per_query=False,
+            integer=True,
+            averages_ties=True,
         ),
     ),
-    Family("num_ret", "none", "", _single(num_ret_statistic, summary="sum", integer=True)),
-    Family("num_rel", "none", "", _single(num_rel_statistic, summary="sum", integer=True)),
-    Family("num_rel_ret", "none", "", _single(num_rel_ret_statistic, summary="sum", integer=True)),
-    Family("map", "none", "", _single(_ap)),
-    Family("gm_map", "none", "", _single(_ap, summary="geometric", per_query=False)),
-    Family("Rprec", "none", "", _single(r_precision_statistic)),
+    Family("num_ret", "none", "", _single(num_ret_statistic, summary="sum", **_COUNT)),
+    Family("num_rel", "none", "", _single(num_rel_statistic, summary="sum", **_COUNT)),
+    Family("num_rel_ret", "none", "", _single(num_rel_ret_statistic, summary="sum", **_COUNT)),
+    Family("map", "none", "", _single(_ap, averages_ties=True)),
+    Family(
+        "gm_map",
+        "none",
+        "",
+        _single(_ap, summary="geometric", per_query=False, averages_ties=True),
+    ),
+    Family("Rprec", "none", "", _single(r_precision_statistic, averages_ties=True)),
     Family("bpref", "none", "", _single(bpref_statistic, judged=True)),
     Family(
         "recip_rank",
         "none",
         "",
-        _single(lambda ranked, no_relevant: reciprocal_rank_statistic(ranked, None, no_relevant)),
+        _single(
+            lambda ranked, no_relevant: reciprocal_rank_statistic(ranked, None, no_relevant),
+            averages_ties=True,
+        ),
     ),
     Family(
         "iprec_at_recall",
@@ -705,14 +730,17 @@ FAMILIES: tuple[Family, ...] = (
         _per_double_cutoff(interpolated_precision_statistic),
     ),
     Family(
-        "P", "long_cutoffs", _CUTOFFS, _per_long_cutoff(lambda k: _lift(precision_statistic, k))
+        "P",
+        "long_cutoffs",
+        _CUTOFFS,
+        _per_long_cutoff(lambda k: _lift(precision_statistic, k), averages_ties=True),
     ),
     Family("relstring", "doubles", "10", _build_relstring),
     Family(
         "recall",
         "long_cutoffs",
         _CUTOFFS,
-        _per_long_cutoff(lambda k: _no_relevant_cut(recall_statistic, k)),
+        _per_long_cutoff(lambda k: _no_relevant_cut(recall_statistic, k), averages_ties=True),
     ),
     Family("infAP", "none", "", _single(inferred_ap_statistic, judged=True)),
     Family(
@@ -738,7 +766,7 @@ FAMILIES: tuple[Family, ...] = (
         "",
         _gain_builder(lambda gains: gain_ndcg_statistic(gains, "ideal_dcg")),
     ),
-    Family("ndcg", "pairs", "", _gain_builder(_ndcg_default_or_gains)),
+    Family("ndcg", "pairs", "", _gain_builder(_ndcg_default_or_gains, default_averages_ties=True)),
     Family("ndcg_rel", "pairs", "", _gain_builder(ndcg_rel_statistic)),
     Family("Rndcg", "pairs", "", _gain_builder(r_ndcg_statistic)),
     Family(
@@ -746,7 +774,8 @@ FAMILIES: tuple[Family, ...] = (
         "long_cutoffs",
         _CUTOFFS,
         _per_long_cutoff(
-            lambda k: lambda ranked, no_relevant: ndcg_statistic(ranked, k, "linear", no_relevant)
+            lambda k: lambda ranked, no_relevant: ndcg_statistic(ranked, k, "linear", no_relevant),
+            averages_ties=True,
         ),
     ),
     Family(
@@ -754,7 +783,8 @@ FAMILIES: tuple[Family, ...] = (
         "long_cutoffs",
         _CUTOFFS,
         _per_long_cutoff(
-            lambda k: lambda ranked, no_relevant: ap_at_k_statistic(ranked, k, "r", no_relevant)
+            lambda k: lambda ranked, no_relevant: ap_at_k_statistic(ranked, k, "r", no_relevant),
+            averages_ties=True,
         ),
     ),
     Family("relative_P", "long_cutoffs", _CUTOFFS, _per_long_cutoff(relative_precision_statistic)),
@@ -762,12 +792,12 @@ FAMILIES: tuple[Family, ...] = (
         "success",
         "long_cutoffs",
         "1,5,10",
-        _per_long_cutoff(lambda k: _lift(hit_rate_statistic, k)),
+        _per_long_cutoff(lambda k: _lift(hit_rate_statistic, k), averages_ties=True),
     ),
-    Family("set_P", "none", "", _single(set_p_statistic)),
-    Family("set_relative_P", "none", "", _single(set_relative_p_statistic)),
-    Family("set_recall", "none", "", _single(set_recall_statistic)),
-    Family("set_map", "none", "", _single(set_map_statistic)),
+    Family("set_P", "none", "", _single(set_p_statistic, averages_ties=True)),
+    Family("set_relative_P", "none", "", _single(set_relative_p_statistic, averages_ties=True)),
+    Family("set_recall", "none", "", _single(set_recall_statistic, averages_ties=True)),
+    Family("set_map", "none", "", _single(set_map_statistic, averages_ties=True)),
     Family("set_F", "doubles", "1.0", _build_set_f),
     Family(
         "num_nonrel_judged_ret",

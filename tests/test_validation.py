@@ -155,3 +155,23 @@ def test_empty_frame() -> None:
     )
     assert out.row(0) == (0.0, None)
     assert df.group_by("score").agg(rm.average_precision("relevance", by="score")).height == 0
+
+
+def test_average_ties_refuses_measures_without_an_exact_expectation() -> None:
+    with pytest.raises(ValueError, match=r"no exact expected value for \['bpref', 'rbp'\]"):
+        rm.metrics("relevance", ["map", "bpref", "rbp"], by="score", ties="average")
+    # The tie-aware trec_eval names average exactly: same as the functions.
+    df = pl.DataFrame({"score": [1.0, 0.5, 0.5, 0.5, 0.1], "relevance": [1, 0, 1, 1, 0]})
+    names = ["map", "P_3", "recip_rank", "ndcg_cut_3", "num_ret", "set_P"]
+    together = df.select(
+        rm.metrics("relevance", names, by="score", ties="average").alias("m")
+    ).unnest("m")
+    expected = df.select(
+        map=rm.average_precision("relevance", by="score", ties="average"),
+        P_3=rm.precision_at_k("relevance", 3, by="score", ties="average"),
+        recip_rank=rm.reciprocal_rank("relevance", by="score", ties="average"),
+        ndcg_cut_3=rm.ndcg_at_k("relevance", 3, by="score", ties="average"),
+    )
+    for name in expected.columns:
+        assert together[name].item() == pytest.approx(expected[name].item(), abs=1e-12)
+    assert together.select("num_ret", "set_P").row(0) == (5.0, 0.6)
