@@ -15,6 +15,7 @@ from polars_rankmetrics._ranking import (
     check_choice,
     check_k,
 )
+from polars_rankmetrics._shared import aggregate_shared
 
 Denominator: TypeAlias = Literal["min_k_r", "r", "hits"]
 """What AP@k divides by: ``min(k, R)``, ``R``, or the hits in the top k."""
@@ -100,7 +101,9 @@ def average_precision(
     """
     check_choice(no_relevant, "no_relevant", NoRelevant)
     ranking = Ranking.build(relevance, by, descending, threshold)
-    return ranking.aggregate(average_precision_statistic(ranking.in_list, no_relevant))
+    return aggregate_shared(
+        ranking, lambda ranked: average_precision_statistic(ranked, no_relevant)
+    )
 
 
 def ap_at_k(
@@ -171,4 +174,6 @@ def ap_at_k(
     check_choice(no_relevant, "no_relevant", NoRelevant)
     check_choice(denominator, "denominator", Denominator)
     ranking = Ranking.build(relevance, by, descending, threshold)
-    return ranking.aggregate(ap_at_k_statistic(ranking.in_list, k, denominator, no_relevant))
+    return aggregate_shared(
+        ranking, lambda ranked: ap_at_k_statistic(ranked, k, denominator, no_relevant)
+    )

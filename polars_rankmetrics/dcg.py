@@ -15,6 +15,7 @@ from polars_rankmetrics._ranking import (
     check_choice,
     check_k,
 )
+from polars_rankmetrics._shared import aggregate_shared, aggregate_top
 
 
 def dcg_statistic(ranked: Ranked, k: int, gain: Gain) -> pl.Expr:
@@ -25,7 +26,8 @@ def dcg_statistic(ranked: Ranked, k: int, gain: Gain) -> pl.Expr:
 
 def ideal_dcg_statistic(ranked: Ranked, k: int, gain: Gain) -> pl.Expr:
     """DCG@k of the best ordering of every judged row, retrieved or not."""
-    ideal = ranked.gain(ranked.label, gain).sort(descending=True).head(k)
+    # The gain is increasing in the label, so the ideal order of gains is that of labels.
+    ideal = ranked.gain(ranked.ideal_labels, gain).head(k)
     return (ideal * ranked.discount.head(k)).sum()
 
 
@@ -92,7 +94,7 @@ def dcg_at_k(
     check_k(k)
     check_choice(gain, "gain", Gain)
     ranking = Ranking.build(relevance, by, descending, threshold=0)
-    return ranking.aggregate(dcg_statistic(ranking.in_list, k, gain))
+    return aggregate_top(ranking, k, lambda ranked: dcg_statistic(ranked, k, gain))
 
 
 def ndcg_at_k(
@@ -147,4 +149,6 @@ def ndcg_at_k(
     check_choice(gain, "gain", Gain)
     check_choice(no_relevant, "no_relevant", NoRelevant)
     ranking = Ranking.build(relevance, by, descending, threshold=0)
-    return ranking.aggregate(ndcg_statistic(ranking.in_list, k, gain, no_relevant))
+    return aggregate_shared(
+        ranking, lambda ranked: ndcg_statistic(ranked, k, gain, no_relevant)
+    )

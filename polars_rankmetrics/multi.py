@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from polars_rankmetrics._ranking import IntoExpr, NoRelevant, Ranking, check_choice
+from polars_rankmetrics._ranking import IntoExpr, NoRelevant, Ranked, Ranking, check_choice
+from polars_rankmetrics._shared import aggregate_shared
 from polars_rankmetrics.measures import parse_measure
 
 
@@ -76,8 +77,10 @@ def metrics(
     check_choice(no_relevant, "no_relevant", NoRelevant)
     parsed = [parse_measure(name) for name in measures]
     ranking = Ranking.build(relevance, by, descending, threshold)
-    ranked = ranking.in_list
-    fields = {
-        m.name: m.statistic(ranked, no_relevant).cast(pl.Float64) for m in parsed
-    }
-    return ranking.aggregate(pl.struct(**fields))
+
+    def statistic(ranked: Ranked) -> pl.Expr:
+        return pl.struct(
+            **{m.name: m.statistic(ranked, no_relevant).cast(pl.Float64) for m in parsed}
+        )
+
+    return aggregate_shared(ranking, statistic)
