@@ -1,0 +1,41 @@
+"""Run one contender in this process and print its times and peak RSS as JSON.
+
+``python -m benchmarks.worker NAME GLOB REPEAT OPTIONS_JSON``
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+
+from benchmarks.contenders import CONTENDERS
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident set size.
+
+    Linux's ``ru_maxrss`` survives ``fork`` and ``exec``, so a worker started by a
+    large parent would report the parent's peak; ``VmHWM`` is this process's own.
+    """
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def main(argv: list[str]) -> int:
+    name, glob, repeat, options = argv[0], argv[1], int(argv[2]), json.loads(argv[3])
+    stage, timer = CONTENDERS[name]
+    seconds = timer(glob, repeat, options)
+    peak = peak_rss_mib()
+    print(json.dumps({"name": name, "stage": stage, "seconds": seconds, "peak_rss_mib": peak}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
