@@ -20,6 +20,7 @@ Memory of the parquet path, in partitions::
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import subprocess
 import sys
@@ -30,7 +31,7 @@ from typing import Any
 import polars as pl
 
 from benchmarks.check import check
-from benchmarks.contenders import CONTENDERS, DESCRIPTIONS, MEASURES, ours_query
+from benchmarks.contenders import COLUMNS, CONTENDERS, DESCRIPTIONS, MEASURES, ours_query
 from benchmarks.data import write_dataset
 
 DEFAULT_CONTENDERS = [name for name in CONTENDERS if name != "sklearn_e2e"]
@@ -48,9 +49,9 @@ def parse_size(text: str) -> tuple[int, int]:
     return queries, docs
 
 
-def run_contender(name: str, glob: str, repeat: int, options: dict[str, Any]) -> dict[str, Any]:
+def run_contender(name: str, files: str, repeat: int, options: dict[str, Any]) -> dict[str, Any]:
     """Run one contender in a fresh process; return its times and peak RSS."""
-    command = [sys.executable, "-m", "benchmarks.worker", name, glob, str(repeat)]
+    command = [sys.executable, "-m", "benchmarks.worker", name, files, str(repeat)]
     done = subprocess.run(
         [*command, json.dumps(options)], capture_output=True, text=True, check=False
     )
@@ -61,7 +62,14 @@ def run_contender(name: str, glob: str, repeat: int, options: dict[str, Any]) ->
     return result
 
 
-def table(results: list[dict[str, Any]], rows: int, queries: int) -> pl.DataFrame:
+def arrow_mib(pattern: str, rows: int) -> float:
+    """The Arrow size of the evaluated columns, scaled up from the first file."""
+    first = sorted(glob.glob(pattern))[0]
+    sample = pl.read_parquet(first, columns=COLUMNS)
+    return sample.estimated_size("mb") * rows / sample.height
+
+
+def table(results: list[dict[str, Any]], arrow_mib: float) -> pl.DataFrame:
     """Time, ratio to the sort floor, speed-up over each peer at the same stage, peak RSS."""
     best = {r["label"]: r["best"] for r in results if "best" in r}
     lines = []
@@ -81,6 +89,9 @@ def table(results: list[dict[str, Any]], rows: int, queries: int) -> pl.DataFram
             other = best.get(alone if r["stage"] == "eval" else e2e)
             line[f"{peer} ÷ this"] = round(other / r["best"], 1) if other else None
         line["peak RSS MiB"] = round(r["peak_rss_mib"])
+        # Memory the timed stage added (for in-memory contenders the input is
+        # already loaded), relative to the Arrow size of the columns evaluated.
+        line["added ÷ Arrow"] = round((r["peak_rss_mib"] - r["baseline_rss_mib"]) / arrow_mib, 2)
         lines.append(line)
     return pl.DataFrame(lines)
 
@@ -142,23 +153,25 @@ def main(argv: list[str] | None = None) -> int:
     for queries, docs in args.sizes:
         rows = queries * docs
         started = time.perf_counter()
-        glob = str(write_dataset(args.data_dir, queries, docs, seed=args.seed))
+        files = str(write_dataset(args.data_dir, queries, docs, seed=args.seed))
         print(
-            f"## {rows:,} rows: {queries:,} queries x {docs:,} documents ({glob}, "
+            f"## {rows:,} rows: {queries:,} queries x {docs:,} documents ({files}, "
             f"ready in {time.perf_counter() - started:.0f} s)",
             flush=True,
         )
+        size_mib = arrow_mib(files, rows)
+        print(f"Arrow size of query, score, relevance: {size_mib:,.0f} MiB", flush=True)
         if args.explain:
-            print(ours_query(pl.scan_parquet(glob), MEASURES).explain())
+            print(ours_query(pl.scan_parquet(files), MEASURES).explain())
         if not args.no_check:
-            summary = check(glob)
+            summary = check(files)
             print(summary, flush=True)
         contenders = list(args.contenders or DEFAULT_CONTENDERS)
         if rows <= SKLEARN_MAX_ROWS and args.contenders is None:
             contenders.append("sklearn_e2e")
         if rows > SKLEARN_MAX_ROWS and "sklearn_e2e" in contenders:
             contenders.remove("sklearn_e2e")
-        results = []
+        planned: list[tuple[str, str, dict[str, Any], str]] = []
         for name in contenders:
             variants: list[tuple[str, dict[str, Any], str]] = [(name, {}, "")]
             if name == "parquet":
@@ -170,12 +183,27 @@ def main(argv: list[str] | None = None) -> int:
                     )
                     for p in args.partitions
                 ]
-            for label, options, suffix in variants:
-                result = run_contender(name, glob, args.repeat, options)
-                result.update(label=label, suffix=suffix)
-                results.append(result)
-                shown = f"{result['best']:.3f} s" if "best" in result else result["error"]
-                print(f"  {label}: {shown}", flush=True)
+            planned += [(name, label, options, suffix) for label, options, suffix in variants]
+        # Round-robin: every contender runs once per round, each time in a fresh
+        # process, so that a burst of load on a shared machine hits all of them.
+        results = [
+            {"name": name, "label": label, "suffix": suffix, "seconds": []}
+            for name, label, _, suffix in planned
+        ]
+        for round_ in range(args.repeat):
+            for result, (name, label, options, _) in zip(results, planned, strict=True):
+                if "error" in result:
+                    continue
+                run = run_contender(name, files, 1, options)
+                if "error" in run:
+                    result["error"] = run["error"]
+                    continue
+                result["stage"] = run["stage"]
+                result["seconds"] += run["seconds"]
+                result["best"] = min(result["seconds"])
+                result["peak_rss_mib"] = max(result.get("peak_rss_mib", 0), run["peak_rss_mib"])
+                result["baseline_rss_mib"] = run["baseline_rss_mib"]
+                print(f"  round {round_ + 1}: {label} {run['seconds'][0]:.3f} s", flush=True)
         with pl.Config(
             tbl_rows=50,
             tbl_cols=20,
@@ -185,9 +213,15 @@ def main(argv: list[str] | None = None) -> int:
             tbl_formatting="MARKDOWN",
             tbl_hide_column_data_types=True,
         ):
-            text = str(table(results, rows, queries))
+            text = str(table(results, size_mib))
         print(text, flush=True)
-        report += [f"## {rows:,} rows: {queries:,} queries x {docs:,} documents", "", text, ""]
+        report += [
+            f"## {rows:,} rows: {queries:,} queries x {docs:,} documents",
+            f"Arrow size of the evaluated columns: {size_mib:,.0f} MiB",
+            "",
+            text,
+            "",
+        ]
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text("\n".join(report) + "\n")

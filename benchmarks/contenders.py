@@ -47,7 +47,24 @@ COLUMNS = ["query", "score", "relevance"]
 Timer = Callable[[str, int, dict[str, Any]], list[float]]
 
 
+def current_rss_mib() -> float:
+    """This process's resident set size now (Linux; 0 elsewhere)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+BASELINE_RSS_MIB = [0.0]
+"""RSS just before the first timed step: imports plus the untimed input preparation."""
+
+
 def _times(repeat: int, step: Callable[[], object]) -> list[float]:
+    BASELINE_RSS_MIB[0] = current_rss_mib()
     seconds = []
     for _ in range(repeat):
         started = time.perf_counter()

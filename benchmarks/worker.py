@@ -9,7 +9,7 @@ import json
 import resource
 import sys
 
-from benchmarks.contenders import CONTENDERS
+from benchmarks.contenders import BASELINE_RSS_MIB, CONTENDERS
 
 
 def peak_rss_mib() -> float:
@@ -33,7 +33,14 @@ def main(argv: list[str]) -> int:
     stage, timer = CONTENDERS[name]
     seconds = timer(glob, repeat, options)
     peak = peak_rss_mib()
-    print(json.dumps({"name": name, "stage": stage, "seconds": seconds, "peak_rss_mib": peak}))
+    result = {
+        "name": name,
+        "stage": stage,
+        "seconds": seconds,
+        "peak_rss_mib": peak,
+        "baseline_rss_mib": BASELINE_RSS_MIB[0],
+    }
+    print(json.dumps(result))
     return 0
 
 

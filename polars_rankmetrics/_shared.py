@@ -39,7 +39,6 @@ _TERMS = "_precision_terms"
 _DISCOUNT = "_discount"
 _IDEAL = "_ideal_labels"
 _CODE = "_code"
-_N_RELEVANT = "_n_relevant"
 
 
 def fast_paths_apply(ranking: Ranking) -> bool:
@@ -77,11 +76,6 @@ class _UsageProbe(Ranked):
         self.used.add(_IDEAL)
         return super().ideal_labels
 
-    @property
-    def n_relevant(self) -> pl.Expr:
-        self.used.add(_N_RELEVANT)
-        return super().n_relevant
-
 
 @dataclass(frozen=True, eq=False)
 class SharedRanked(Ranked):
@@ -114,13 +108,6 @@ class SharedRanked(Ranked):
     def ideal_labels(self) -> pl.Expr:
         return self._field(_IDEAL) if _IDEAL in self.available else super().ideal_labels
 
-    @property
-    def n_relevant(self) -> pl.Expr:
-        if _N_RELEVANT in self.available:
-            # The same count at every position of a list: read it once.
-            return self._field(_N_RELEVANT).first()
-        return super().n_relevant
-
 
 def _shared_fields(threshold: float, used: set[str]) -> pl.Expr:
     """Build the struct of the encoded label and the quantities in ``used``, per position."""
@@ -134,8 +121,6 @@ def _shared_fields(threshold: float, used: set[str]) -> pl.Expr:
         fields[_RANK] = pl.element().cum_count().cast(pl.Float64)
     if _IDEAL in used:
         fields[_IDEAL] = plain.ideal_labels
-    if _N_RELEVANT in used:
-        fields[_N_RELEVANT] = plain.n_relevant
     shared = pl.struct([expr.alias(name) for name, expr in fields.items()])
     derived: dict[str, pl.Expr] = {}
     with_rank = SharedRanked(threshold, code=pl.field(_CODE), available=frozenset())
