@@ -47,16 +47,26 @@ COLUMNS = ["query", "score", "relevance"]
 Timer = Callable[[str, int, dict[str, Any]], list[float]]
 
 
-def current_rss_mib() -> float:
-    """This process's resident set size now (Linux; 0 elsewhere)."""
+def memory_mib(field: str) -> float | None:
+    """A memory figure of this process from ``/proc/self/status`` (Linux), in MiB.
+
+    ``VmRSS`` is the resident set now, ``VmHWM`` its peak. (Linux's ``ru_maxrss``
+    survives ``fork`` and ``exec``, so a worker started by a large parent would
+    report the parent's peak; ``VmHWM`` is this process's own.)
+    """
     try:
         with open("/proc/self/status") as status:
             for line in status:
-                if line.startswith("VmRSS:"):
+                if line.startswith(f"{field}:"):
                     return int(line.split()[1]) / 1024
     except OSError:
         pass
-    return 0.0
+    return None
+
+
+def current_rss_mib() -> float:
+    """This process's resident set size now (0 where unknown)."""
+    return memory_mib("VmRSS") or 0.0
 
 
 BASELINE_RSS_MIB = [0.0]

@@ -9,23 +9,15 @@ import json
 import resource
 import sys
 
-from benchmarks.contenders import BASELINE_RSS_MIB, CONTENDERS
+from benchmarks.contenders import BASELINE_RSS_MIB, CONTENDERS, memory_mib
 
 
 def peak_rss_mib() -> float:
-    """This process's peak resident set size.
-
-    Linux's ``ru_maxrss`` survives ``fork`` and ``exec``, so a worker started by a
-    large parent would report the parent's peak; ``VmHWM`` is this process's own.
-    """
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    """This process's peak resident set size."""
+    peak = memory_mib("VmHWM")
+    if peak is None:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    return peak
 
 
 def main(argv: list[str]) -> int:

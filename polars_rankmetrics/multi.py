@@ -80,7 +80,7 @@ def metrics(
 
     def statistic(ranked: Ranked) -> pl.Expr:
         return pl.struct(
-            **{m.name: m.statistic(ranked, no_relevant).cast(pl.Float64) for m in parsed}
+            [m.statistic(ranked, no_relevant).cast(pl.Float64).alias(m.name) for m in parsed]
         )
 
     return aggregate_shared(ranking, statistic)
