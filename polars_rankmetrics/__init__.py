@@ -19,6 +19,7 @@ from polars_rankmetrics.curves import (
 )
 from polars_rankmetrics.dcg import dcg_at_k, ndcg_at_k
 from polars_rankmetrics.multi import metrics
+from polars_rankmetrics.parquet import evaluate_parquet
 from polars_rankmetrics.precision_recall import (
     f_beta_at_k,
     hit_rate_at_k,
@@ -69,6 +70,7 @@ __all__ = [
     "cumulative_pr",
     "dcg_at_k",
     "evaluate",
+    "evaluate_parquet",
     "f_beta_at_k",
     "hit_rate_at_k",
     "interpolated_ap",

@@ -376,6 +376,11 @@ class Ranked:
         """1 / log2(rank + 1) at each position."""
         return 1.0 / (self.rank + 1.0).log(2)
 
+    @property
+    def ideal_labels(self) -> pl.Expr:
+        """The gain labels of every row, retrieved or not, highest first: the ideal ranking."""
+        return self.label.sort(descending=True)
+
     def if_relevant(self, value: pl.Expr, no_relevant: NoRelevant) -> pl.Expr:
         """``value`` where the group has a relevant row, else null or 0."""
         fallback = None if no_relevant == "null" else 0.0

@@ -31,7 +31,8 @@ def dcg_statistic(ranked: Ranked, k: int, gain: Gain) -> pl.Expr:
 
 def ideal_dcg_statistic(ranked: Ranked, k: int, gain: Gain) -> pl.Expr:
     """DCG@k of the best ordering of every judged row, retrieved or not."""
-    ideal = ranked.gain(ranked.label, gain).sort(descending=True).head(k)
+    # The gain is increasing in the label, so the ideal order of gains is that of labels.
+    ideal = ranked.gain(ranked.ideal_labels, gain).head(k)
     return (ideal * ranked.discount.head(k)).sum()
 
 

@@ -1,0 +1,40 @@
+"""The benchmark harness runs, and its agreement check passes on a small dataset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from benchmarks.__main__ import parse_size, run_contender, table
+from benchmarks.check import check
+from benchmarks.data import write_dataset
+
+
+def test_dataset_shape_and_check(tmp_path: Path) -> None:
+    glob = str(write_dataset(tmp_path, 40, 25, rows_per_file=300))
+    frame = pl.read_parquet(glob)
+    assert frame.height == 1000
+    assert frame["query"].n_unique() == 40
+    assert len(list(tmp_path.glob("*/*.parquet"))) == 4  # written in chunks of whole queries
+    assert frame["score"].null_count() > 0 and frame["relevance"].null_count() > 0
+    assert "pytrec_eval and ranx" in check(glob)
+
+
+def test_contenders_run_in_their_own_process(tmp_path: Path) -> None:
+    glob = str(write_dataset(tmp_path, 20, 10))
+    results = []
+    for name in ("sort_floor", "metrics"):
+        result = run_contender(name, glob, 1, {})
+        result.update(label=name, suffix="", best=min(result["seconds"]))
+        results.append(result)
+    assert all(r["peak_rss_mib"] > 0 for r in results)
+    shown = table(results, 1.0)
+    assert shown["x sort floor"][0] == 1.0
+
+
+def test_parse_size() -> None:
+    assert parse_size("100_000x100") == (100_000, 100)
+    with pytest.raises(Exception, match="QUERIESxDOCS"):
+        parse_size("10M")
