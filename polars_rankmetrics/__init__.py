@@ -25,6 +25,8 @@ from polars_rankmetrics.precision_recall import (
 )
 from polars_rankmetrics.reciprocal_rank import reciprocal_rank
 
+from polars_rankmetrics import spark  # isort: skip  (pyspark itself is imported lazily)
+
 __all__ = [
     "ap_at_k",
     "average_precision",
@@ -42,6 +44,7 @@ __all__ = [
     "r_precision",
     "recall_at_k",
     "reciprocal_rank",
+    "spark",
 ]
 
 __version__ = "0.1.0"

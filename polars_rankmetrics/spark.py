@@ -9,12 +9,13 @@ of the local path, bit for bit, because they are computed by it:
 
 1. the rows are hash-partitioned by query (``repartition``), so that every
    query lives in exactly one partition;
-2. each partition is sorted by query, then by score and the tie-breakers
-   (``sortWithinPartitions``), so that a query's rows are contiguous and
-   already in rank order;
+2. each partition is sorted by query (``sortWithinPartitions``), so that a
+   query's rows are contiguous. Only the query is a sort key: a single-key sort
+   is a cheap radix sort in Spark, and the ranking sort happens per query in
+   Polars, as locally;
 3. one Python call per partition (``mapInArrow``) receives the partition as
    Arrow record batches, gathers them into chunks of whole queries and runs
-   ``group_by(query).agg(metrics(...))`` on each chunk with Polars.
+   the local path's ``group_by(query).agg(metrics(...))`` on each chunk.
 
 No Python runs per row or per query, and a worker holds one chunk (about
 ``chunk_rows`` rows, or one query if it is larger) at a time, whatever the
@@ -43,10 +44,11 @@ settings for notebooks and tests.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -57,11 +59,11 @@ from polars_rankmetrics._ranking import NoRelevant, check_choice, check_k
 from polars_rankmetrics.multi import metrics as metrics_expression
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column, SparkSession
+    from pyspark.sql import SparkSession
     from pyspark.sql import DataFrame as SparkDataFrame
     from pyspark.sql.types import StructType
 
-__all__ = ["evaluate", "local_session", "summarize"]
+__all__ = ["evaluate", "local_session", "spark_unavailable", "summarize"]
 
 # The name of the input-order row number; it never appears in the output.
 _ROW = "__rankmetrics_row"
@@ -113,6 +115,13 @@ class _PartitionEvaluator:
             no_relevant=self.no_relevant,
         ).alias(_MEASURES)
 
+    def measure_names(self, rows: pl.DataFrame) -> list[str]:
+        """The output column names, whatever measures the parser knows."""
+        schema = rows.lazy().group_by(list(self.query)).agg(self.expression()).collect_schema()
+        measures = schema[_MEASURES]
+        assert isinstance(measures, pl.Struct)
+        return [field.name for field in measures.fields]
+
     def per_query(self, rows: pl.DataFrame) -> pl.DataFrame:
         """One row per query of ``rows``: the query columns, then one column per measure."""
         return rows.group_by(list(self.query)).agg(self.expression()).unnest(_MEASURES)
@@ -150,16 +159,10 @@ class _PartitionEvaluator:
             yield from self._emit(pl.concat(pending, rechunk=False))
 
 
-def _spark() -> object:
-    try:
-        import pyspark
-    except ImportError as error:  # pragma: no cover - depends on the environment
-        msg = (
-            "polars_rankmetrics.spark needs pyspark: "
-            "pip install 'polars_rankmetrics[spark]'"
-        )
-        raise ImportError(msg) from error
-    return pyspark
+def _require_pyspark() -> None:
+    if importlib.util.find_spec("pyspark") is None:
+        msg = "polars_rankmetrics.spark needs pyspark: pip install 'polars_rankmetrics[spark]'"
+        raise ImportError(msg)
 
 
 def evaluate(
@@ -173,7 +176,7 @@ def evaluate(
     threshold: float = 0,
     no_relevant: NoRelevant = "null",
     partitions: int | None = None,
-    chunk_rows: int = 1_000_000,
+    chunk_rows: int = 200_000,
 ) -> SparkDataFrame:
     """
     Per-query ranking measures of a Spark DataFrame, computed with Polars on the workers.
@@ -226,6 +229,8 @@ def evaluate(
     ValueError
         When a column is missing, a measure name is unknown or repeated, or an
         option is out of range; before any Spark job runs.
+    TypeError
+        When the score is not numeric or the relevance not numeric or boolean.
 
     Examples
     --------
@@ -245,10 +250,10 @@ def evaluate(
     +-----+------------------+---+------------------+
     <BLANKLINE>
     """
-    _spark()
+    _require_pyspark()
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import to_arrow_schema
-    from pyspark.sql.types import DoubleType, StructField, StructType
+    from pyspark.sql.types import BooleanType, DoubleType, NumericType, StructField, StructType
 
     query_names = _as_names(query, "query")
     chunk_rows = check_k(chunk_rows, "chunk_rows")
@@ -270,6 +275,15 @@ def evaluate(
     if len(set(inputs)) != len(inputs):
         msg = f"query, score, relevance and doc must be different columns, got {inputs}"
         raise ValueError(msg)
+    for role, name, allowed in [
+        ("score", score, (NumericType,)),
+        ("relevance", relevance, (NumericType, BooleanType)),
+    ]:
+        data_type = sdf.schema[name].dataType
+        if not isinstance(data_type, allowed):
+            kind = "numeric or boolean" if role == "relevance" else "numeric"
+            msg = f"the {role} column {name!r} must be {kind}, got {data_type.simpleString()}"
+            raise TypeError(msg)
 
     by = (score, *([doc] if doc is not None else []), _ROW)
     descending = (True, *([True] if doc is not None else []), False)
@@ -294,7 +308,7 @@ def evaluate(
     )
     empty = pl.from_arrow(input_arrow.empty_table())
     assert isinstance(empty, pl.DataFrame)
-    names = evaluator.per_query(empty).columns[len(query_names) :]
+    names = evaluator.measure_names(empty)
     clashes = sorted(set(names) & set(query_names))
     if clashes:
         msg = f"measure names {clashes} clash with the query column names"
@@ -308,22 +322,13 @@ def evaluate(
         evaluator, output=_arrow_schema(sdf.sparkSession, schema, to_arrow_schema)
     )
 
-    ordering = [F.col(_quoted(name)) for name in query_names] + _rank_order(by, descending)
     partitioned = (
         rows.repartition(partitions, *query_names)
         if partitions is not None
         else rows.repartition(*query_names)
     )
+    ordering = [F.col(_quoted(name)) for name in query_names]
     return partitioned.sortWithinPartitions(*ordering).mapInArrow(evaluator, schema)
-
-
-def _rank_order(by: Sequence[str], descending: Sequence[bool]) -> list[Column]:
-    from pyspark.sql import functions as F
-
-    return [
-        F.col(_quoted(name)).desc_nulls_last() if down else F.col(_quoted(name)).asc_nulls_last()
-        for name, down in zip(by, descending, strict=True)
-    ]
 
 
 def _arrow_schema(spark: SparkSession, schema: StructType, convert: object) -> pa.Schema:
@@ -368,14 +373,14 @@ def summarize(
     ...     "query long, score double, relevance long",
     ... )
     >>> summarize(evaluate(runs, ["map", "P_2"])).show()
-    +------------------+-------------------+
-    |               map|                P_2|
-    +------------------+-------------------+
-    |0.7916666666666666|0.33333333333333333|
-    +------------------+-------------------+
+    +------------------+------------------+
+    |               map|               P_2|
+    +------------------+------------------+
+    |0.7916666666666666|0.3333333333333333|
+    +------------------+------------------+
     <BLANKLINE>
     """
-    _spark()
+    _require_pyspark()
     from pyspark.sql import functions as F
 
     query_names = _as_names(query, "query")
@@ -387,15 +392,44 @@ def summarize(
     return per_query.agg(*(F.avg(F.col(_quoted(name))).alias(name) for name in measures))
 
 
-def java_available() -> bool:
-    """Whether a Java runtime for Spark is on ``PATH`` or in ``JAVA_HOME``."""
+def spark_unavailable() -> str | None:
+    """
+    Why Spark cannot start here, or None if it can.
+
+    Spark needs pyspark and a Java 17+ runtime, found through ``JAVA_HOME`` or
+    ``PATH``. Tests and notebooks use this to skip with a clear reason.
+
+    Returns
+    -------
+    str or None
+        What is missing and how to install it.
+
+    Examples
+    --------
+    >>> from polars_rankmetrics.spark import spark_unavailable
+    >>> reason = spark_unavailable()
+    >>> reason is None or "install" in reason
+    True
+    """
+    if importlib.util.find_spec("pyspark") is None:
+        return "pyspark is not installed: pip install 'polars_rankmetrics[spark]'"
     java_home = os.environ.get("JAVA_HOME")
     if java_home and os.path.isfile(os.path.join(java_home, "bin", "java")):
-        return True
-    return shutil.which("java") is not None
+        return None
+    if shutil.which("java") is None:
+        return (
+            "Spark needs Java 17 or newer: install it "
+            "(Debian: apt-get install openjdk-17-jre-headless) or set JAVA_HOME"
+        )
+    return None
 
 
-def local_session(cores: int = 2, *, shuffle_partitions: int | None = None) -> SparkSession:
+def local_session(
+    cores: int = 2,
+    *,
+    shuffle_partitions: int | None = None,
+    conf: Mapping[str, str] | None = None,
+) -> SparkSession:
     """
     Get or start a light local SparkSession whose workers run this Python.
 
@@ -413,6 +447,8 @@ def local_session(cores: int = 2, *, shuffle_partitions: int | None = None) -> S
         The number of local cores, ``local[cores]``.
     shuffle_partitions
         ``spark.sql.shuffle.partitions``; small values suit small data.
+    conf
+        Further Spark settings, applied last.
 
     Returns
     -------
@@ -432,18 +468,14 @@ def local_session(cores: int = 2, *, shuffle_partitions: int | None = None) -> S
     """
     check_k(cores, "cores")
     partitions = check_k(shuffle_partitions or 2 * cores, "shuffle_partitions")
-    _spark()
-    if not java_available():
-        msg = (
-            "Spark needs Java 17 or newer: install it (Debian: "
-            "apt-get install openjdk-17-jre-headless) or set JAVA_HOME"
-        )
-        raise RuntimeError(msg)
+    reason = spark_unavailable()
+    if reason is not None:
+        raise RuntimeError(reason)
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    return (
+    builder = (
         SparkSession.builder.master(f"local[{cores}]")
         .appName("polars_rankmetrics")
         .config("spark.ui.enabled", "false")
@@ -452,5 +484,7 @@ def local_session(cores: int = 2, *, shuffle_partitions: int | None = None) -> S
         .config("spark.default.parallelism", str(cores))
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.executorEnv.POLARS_MAX_THREADS", "1")
-        .getOrCreate()
     )
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
