@@ -53,14 +53,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import polars as pl
-import pyarrow as pa
+import pyarrow as pa  # type: ignore[import-untyped]
 
 from polars_rankmetrics._ranking import NoRelevant, check_choice, check_k
 from polars_rankmetrics.multi import metrics as metrics_expression
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
     from pyspark.sql import DataFrame as SparkDataFrame
+    from pyspark.sql import SparkSession
     from pyspark.sql.types import StructType
 
 __all__ = ["evaluate", "local_session", "spark_unavailable", "summarize"]
@@ -80,7 +80,7 @@ def _as_names(value: str | Sequence[str], name: str) -> tuple[str, ...]:
 
 
 def _quoted(name: str) -> str:
-    """A column name as Spark SQL reads it literally (``P.10`` is not a struct field)."""
+    """Quote a column name so that Spark SQL reads it literally (``P.10`` is no struct field)."""
     return "`" + name.replace("`", "``") + "`"
 
 
@@ -105,7 +105,7 @@ class _PartitionEvaluator:
     output: pa.Schema
 
     def expression(self) -> pl.Expr:
-        """The local path's expression: every measure from one ranking per query."""
+        """Build the local path's expression: every measure from one ranking per query."""
         return metrics_expression(
             self.relevance,
             list(self.measures),
@@ -116,7 +116,7 @@ class _PartitionEvaluator:
         ).alias(_MEASURES)
 
     def measure_names(self, rows: pl.DataFrame) -> list[str]:
-        """The output column names, whatever measures the parser knows."""
+        """Name the output columns, whatever measures the parser knows."""
         schema = rows.lazy().group_by(list(self.query)).agg(self.expression()).collect_schema()
         measures = schema[_MEASURES]
         assert isinstance(measures, pl.Struct)
@@ -318,9 +318,7 @@ def evaluate(
         [rows.schema[name] for name in query_names]
         + [StructField(name, DoubleType(), nullable=True) for name in names]
     )
-    evaluator = replace(
-        evaluator, output=_arrow_schema(sdf.sparkSession, schema, to_arrow_schema)
-    )
+    evaluator = replace(evaluator, output=_arrow_schema(sdf.sparkSession, schema, to_arrow_schema))
 
     partitioned = (
         rows.repartition(partitions, *query_names)
@@ -332,8 +330,11 @@ def evaluate(
 
 
 def _arrow_schema(spark: SparkSession, schema: StructType, convert: object) -> pa.Schema:
-    """The Arrow schema Spark expects back from ``mapInArrow`` for ``schema``."""
-    large = spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false") == "true"
+    """Return the Arrow schema Spark expects back from ``mapInArrow`` for ``schema``."""
+    try:
+        large = spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes") == "true"
+    except Exception:  # the setting does not exist before Spark 4; py4j raises its own types
+        large = False
     result = convert(schema, prefers_large_types=large)  # type: ignore[operator]
     assert isinstance(result, pa.Schema)
     return result
@@ -345,7 +346,7 @@ def summarize(
     query: str | Sequence[str] = "query",
 ) -> SparkDataFrame:
     """
-    The mean of each measure over queries, as a one-row Spark DataFrame.
+    Average each measure over queries, into a one-row Spark DataFrame.
 
     Null values (a measure undefined for a query, see ``no_relevant`` in
     :func:`evaluate`) are skipped, as Polars' ``mean`` skips them locally; pass
@@ -386,7 +387,10 @@ def summarize(
     query_names = _as_names(query, "query")
     missing = [name for name in query_names if name not in per_query.columns]
     if missing:
-        msg = f"`query` columns {missing} are not in the DataFrame; its columns are {per_query.columns}"
+        msg = (
+            f"`query` columns {missing} are not in the DataFrame; "
+            f"its columns are {per_query.columns}"
+        )
         raise ValueError(msg)
     measures = [name for name in per_query.columns if name not in query_names]
     return per_query.agg(*(F.avg(F.col(_quoted(name))).alias(name) for name in measures))

@@ -8,6 +8,8 @@ between MLlib's definitions and ours is demonstrated by its own test.
 from __future__ import annotations
 
 import math
+import os
+import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -48,6 +50,10 @@ def spark() -> Iterator[Any]:
     if reason is not None:
         pytest.skip(reason)
     from polars_rankmetrics.spark import local_session
+
+    # The workers run the virtual environment's Python, which has polars.
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
 
     session = local_session(2, shuffle_partitions=4)
     session.sparkContext.setLogLevel("ERROR")
@@ -216,6 +222,19 @@ def test_output_schema_keeps_query_type_and_names(spark: Any) -> None:
     assert summary == {"P.2": 0.25, "map": (1 + 2 / 3) / 2}
 
 
+@pytest.mark.parametrize("large", ["true", "false"])
+def test_string_queries_with_either_arrow_string_type(spark: Any, large: str) -> None:
+    frame = random_runs(seed=8, n_queries=6)
+    key = "spark.sql.execution.arrow.useLargeVarTypes"
+    spark.conf.set(key, large)
+    try:
+        actual = to_polars(rm.spark.evaluate(to_spark(spark, frame), ["map", "P@5"], doc="doc"))
+    finally:
+        spark.conf.unset(key)
+    expected = local_per_query(frame, ["map", "P@5"], by=["score", "doc"])
+    assert_same(actual, expected, "query")
+
+
 def test_summarize_is_the_local_mean(spark: Any) -> None:
     frame = random_runs(seed=3)
     for no_relevant in ["null", "zero"]:
@@ -365,7 +384,9 @@ def test_mllib_agrees_on_binary_labels(spark: Any) -> None:
     frame = binary_runs(seed=21)
     mllib = ranking_metrics(spark, mllib_input(frame))
     ours = spark_means(
-        spark, frame, ["P@1", "P@5", "P@50", "R@5", "R@50", "AP", "nDCG@3", "nDCG@50"],
+        spark,
+        frame,
+        ["P@1", "P@5", "P@50", "R@5", "R@50", "AP", "nDCG@3", "nDCG@50"],
         no_relevant="zero",
     )
     assert mllib.precisionAt(1) == pytest.approx(ours["P@1"], rel=1e-12)
@@ -402,9 +423,7 @@ def test_mllib_map_at_k_divides_by_min_k_r(spark: Any) -> None:
     local_min_k_r = frame.select(rm.ap_at_k("relevance", 3, by="score")).item()
     assert local_min_k_r == pytest.approx(mllib)
     # Where R <= k the two denominators are equal, and so are the results.
-    small_r = binary_runs(seed=4).filter(
-        pl.col("relevance").sum().over("query").is_between(1, 10)
-    )
+    small_r = binary_runs(seed=4).filter(pl.col("relevance").sum().over("query").is_between(1, 10))
     mllib = ranking_metrics(spark, mllib_input(small_r)).meanAveragePrecisionAt(10)
     assert mllib == pytest.approx(spark_means(spark, small_r, ["AP@10"])["AP@10"], rel=1e-12)
 
