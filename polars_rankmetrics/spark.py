@@ -5,7 +5,9 @@ returns a Spark DataFrame with one row per query and one Float64 column per
 measure; :func:`summarize` averages it. Measure names are those of the local
 path (:func:`polars_rankmetrics.metrics`, parsed by
 :func:`polars_rankmetrics.measures.parse_measure`), and the values are those
-of the local path, bit for bit, because they are computed by it:
+of the local path because they are computed by it (to the last bit or two:
+Polars itself rounds some divisions differently in a frame of one query than
+in a frame of several):
 
 1. the rows are hash-partitioned by query (``repartition``), so that every
    query lives in exactly one partition;
@@ -91,7 +93,8 @@ class _PartitionEvaluator:
     The partition arrives sorted by query, so a query's rows are contiguous: the
     batches are gathered into chunks of at least ``chunk_rows`` rows, each chunk
     is cut after its last complete query, and the incomplete tail is carried
-    into the next chunk.
+    into the next chunk. When a chunk is a single unfinished query, the next cut
+    is tried at twice its size, so that a huge query costs linear time.
     """
 
     query: tuple[str, ...]
@@ -133,6 +136,7 @@ class _PartitionEvaluator:
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         pending: list[pl.DataFrame] = []
         n_pending = 0
+        next_cut = self.chunk_rows
         for batch in batches:
             if batch.num_rows == 0:
                 continue
@@ -140,7 +144,7 @@ class _PartitionEvaluator:
             assert isinstance(frame, pl.DataFrame)
             pending.append(frame)
             n_pending += frame.height
-            if n_pending < self.chunk_rows:
+            if n_pending < next_cut:
                 continue
             rows = pl.concat(pending, rechunk=False)
             # The last query of the chunk may go on in the next batch: keep it back.
@@ -155,6 +159,7 @@ class _PartitionEvaluator:
                 rows = rows.tail(n_last)
             pending = [rows]
             n_pending = rows.height
+            next_cut = max(self.chunk_rows, 2 * n_pending)
         if n_pending:
             yield from self._emit(pl.concat(pending, rechunk=False))
 
@@ -320,13 +325,11 @@ def evaluate(
     )
     evaluator = replace(evaluator, output=_arrow_schema(sdf.sparkSession, schema, to_arrow_schema))
 
+    keys = [F.col(_quoted(name)) for name in query_names]
     partitioned = (
-        rows.repartition(partitions, *query_names)
-        if partitions is not None
-        else rows.repartition(*query_names)
+        rows.repartition(partitions, *keys) if partitions is not None else rows.repartition(*keys)
     )
-    ordering = [F.col(_quoted(name)) for name in query_names]
-    return partitioned.sortWithinPartitions(*ordering).mapInArrow(evaluator, schema)
+    return partitioned.sortWithinPartitions(*keys).mapInArrow(evaluator, schema)
 
 
 def _arrow_schema(spark: SparkSession, schema: StructType, convert: object) -> pa.Schema:
