@@ -32,11 +32,12 @@ does not keep any order, so :func:`evaluate` numbers the rows with
   strings), which is what trec_eval and :func:`polars_rankmetrics.trec.evaluate`
   do; the local equivalent is ``metrics(..., by=[score, doc], descending=True)``;
 - without ``doc``, or for rows that repeat a (score, doc) pair, equal scores keep
-  the order of the input DataFrame as Spark reads it (for a parquet file, file
-  order), as ``metrics(..., by=score)`` does locally.
+  the order of the input DataFrame as Spark reads it, as
+  ``metrics(..., by=score)`` does locally. For one parquet file that is file
+  order; Spark reads several files largest first, and a DataFrame that comes out
+  of a shuffle has no stable order at all: pass ``doc`` there.
 
-Either way the result is deterministic for a given input, whatever the number of
-partitions or executors.
+Either way the result does not depend on the number of partitions or executors.
 
 **Workers** need Python with polars, pyarrow and this package, and
 ``PYSPARK_PYTHON`` pointing at that Python; see the README's Spark section for
