@@ -7,6 +7,7 @@ while ``pl.col(x).rank(...)`` keeps calling polars' own ``Expr.rank``.
 
 from typing import TYPE_CHECKING, Any
 
+from polars_rankmetrics import spark  # pyspark itself is imported only when used
 from polars_rankmetrics._accessor import install as _install
 from polars_rankmetrics.average_precision import ap_at_k, average_precision
 from polars_rankmetrics.curves import (
@@ -91,6 +92,7 @@ __all__ = [
     "reciprocal_rank",
     "scan_trec_qrels",
     "scan_trec_run",
+    "spark",
 ]
 
 __version__ = "0.1.0"

@@ -230,7 +230,7 @@ def r_precision_multiple_statistic(multiple: float) -> Statistic:
     def statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
         cutoff = (multiple * ranked.n_relevant.cast(pl.Float64) + 0.9).floor()
         hits = _hits_at(ranked, cutoff.cast(pl.Int64))
-        return _safe_ratio(hits, cutoff)
+        return ranked.if_relevant(_safe_ratio(hits, cutoff), no_relevant)
 
     return statistic
 
@@ -253,7 +253,7 @@ def interpolated_precision_statistic(level: float) -> Statistic:
         found = _cumulative(hit)
         cutoff = pl.max_horizontal(_recall_cutoff(level, ranked.n_relevant), pl.lit(1.0))
         precision = (found / ranked.rank).filter(hit & (found >= cutoff))
-        return precision.max().fill_null(0.0)
+        return ranked.if_relevant(precision.max().fill_null(0.0), no_relevant)
 
     return statistic
 
@@ -264,7 +264,7 @@ def eleven_point_statistic(levels: Sequence[float]) -> Statistic:
 
     def statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
         total = pl.sum_horizontal(*(part(ranked, no_relevant) for part in parts))
-        return total / len(levels)
+        return ranked.if_relevant(total / len(levels), no_relevant)
 
     return statistic
 

@@ -175,3 +175,14 @@ def test_average_ties_refuses_measures_without_an_exact_expectation() -> None:
     for name in expected.columns:
         assert together[name].item() == pytest.approx(expected[name].item(), abs=1e-12)
     assert together.select("num_ret", "set_P").row(0) == (5.0, 0.6)
+
+
+def test_trec_measures_follow_no_relevant_for_undefined_queries() -> None:
+    df = pl.DataFrame({"score": [0.3, 0.2], "relevance": [0, -1]})
+    names = ["iprec_at_recall_0.50", "11pt_avg", "Rprec_mult_0.20", "map", "bpref", "P_5"]
+    null = df.select(rm.metrics("relevance", names, by="score").alias("m")).unnest("m")
+    zero = df.select(
+        rm.metrics("relevance", names, by="score", no_relevant="zero").alias("m")
+    ).unnest("m")
+    assert null.row(0) == (None, None, None, None, None, 0.0)
+    assert zero.row(0) == (0.0,) * 6
