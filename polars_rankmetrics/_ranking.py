@@ -35,7 +35,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Literal, TypeAlias, get_args
 
 import polars as pl
@@ -85,27 +84,6 @@ def check_choice(value: object, name: str, alias: object) -> None:
         options = ", ".join(repr(option) for option in allowed)
         msg = f"`{name}` must be one of {options}, got {value!r}"
         raise ValueError(msg)
-
-
-def _require_numeric(series: pl.Series, *, role: str) -> pl.Series:
-    if series.dtype.is_numeric() or (role == "relevance" and series.dtype == pl.Boolean):
-        return series
-    kind = "numeric or boolean" if role == "relevance" else "numeric"
-    msg = f"the {role} column {series.name!r} must be {kind}, got {series.dtype}"
-    raise TypeError(msg)
-
-
-def checked(expr: pl.Expr, role: str) -> pl.Expr:
-    """Make ``expr`` fail at collect, naming the column, unless its values are numeric.
-
-    The check is one Python call per batch (not per group): it is elementwise, so
-    polars evaluates it once on the whole column before grouping.
-    """
-    return expr.map_batches(
-        partial(_require_numeric, role=role),
-        return_dtype=pl.self_dtype(),
-        is_elementwise=True,
-    )
 
 
 @dataclass(frozen=True)
@@ -178,21 +156,30 @@ class Ranking:
         return cls(as_expr(relevance), by_exprs, directions, float(threshold), ties)
 
     @property
+    def numeric_relevance(self) -> pl.Expr:
+        """The relevance as Float64; a column that is not numeric or bool fails at collect.
+
+        Arithmetic, unlike a cast, refuses strings and dates, with an error that
+        names the column ("arithmetic on dtypes str and dyn float is not allowed
+        (lhs: column 'label' ...)"), where a cast would parse "1" silently. It
+        costs nothing extra: a Python check would stop polars from evaluating
+        the encoding once for the whole column instead of group by group.
+        """
+        return (self.relevance + 0.0).cast(pl.Float64)
+
+    @property
     def label(self) -> pl.Expr:
         """The gain label of each row: null (unjudged) as 0, negative labels as 0."""
-        return (
-            checked(self.relevance, "relevance")
-            .cast(pl.Float64)
-            .fill_null(0.0)
-            .clip(lower_bound=0.0)
-        )
+        return self.numeric_relevance.fill_null(0.0).clip(lower_bound=0.0)
 
     @property
     def score(self) -> pl.Expr | None:
         """The primary score, with NaN read as null (not retrieved)."""
         if not self.by:
             return None
-        return checked(self.by[0], "score").fill_nan(None)
+        # fill_nan also refuses a score that is not numeric (a string, bool or
+        # date), failing at collect with the column in the error's expression.
+        return self.by[0].fill_nan(None)
 
     @property
     def retrieved(self) -> pl.Expr:
@@ -273,7 +260,7 @@ class Ranking:
         ``raw`` is the relevance label as Float64, null where it is null
         (unjudged). The first field keeps the relevance expression's name.
         """
-        raw = checked(self.relevance, "relevance").cast(pl.Float64)
+        raw = self.numeric_relevance
         return self.order(pl.struct(self.encoded, raw.alias("_rankmetrics_raw"))).implode()
 
     def aggregate(self, statistic: pl.Expr) -> pl.Expr:
@@ -339,7 +326,9 @@ class Ranked:
     @property
     def relevant(self) -> pl.Expr:
         """Whether the row at each position is relevant, retrieved or not."""
-        return self.label > self.threshold
+        # label > t, read off the code without decoding it: an unretrieved row
+        # holds -1 - label, which is below -1 - t exactly when label > t.
+        return (self.code > self.threshold) | (self.code < -1.0 - self.threshold)
 
     @property
     def n_relevant(self) -> pl.Expr:
@@ -359,7 +348,8 @@ class Ranked:
     @property
     def rank(self) -> pl.Expr:
         """The 1-based rank of each position, as Float64."""
-        return pl.int_range(1, pl.len() + 1).cast(pl.Float64)
+        # cum_count (the list holds no nulls) costs a fraction of int_range in list.agg.
+        return self.code.cum_count().cast(pl.Float64)
 
     @property
     def precision_terms(self) -> pl.Expr:
@@ -379,6 +369,7 @@ class Ranked:
     @property
     def ideal_labels(self) -> pl.Expr:
         """The gain labels of every row, retrieved or not, highest first: the ideal ranking."""
+        # A full sort of the list: inside list.agg it is cheaper than a partial top_k.
         return self.label.sort(descending=True)
 
     def if_relevant(self, value: pl.Expr, no_relevant: NoRelevant) -> pl.Expr:

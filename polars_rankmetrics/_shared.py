@@ -44,10 +44,11 @@ _CODE = "_code"
 def fast_paths_apply(ranking: Ranking) -> bool:
     """Whether the shared and top-k paths give the same values as the plain path.
 
-    They read positions exactly as :meth:`Ranking.ranked` orders them, so they
-    apply to every ranking built by :meth:`Ranking.build`.
+    They read positions exactly as :meth:`Ranking.ranked` orders them, which is
+    the ranking of every ``ties`` mode but ``'average'``: that one needs each
+    tie group whole (a top k may cut one) and reads a list of structs.
     """
-    return isinstance(ranking, Ranking)
+    return ranking.ties != "average"
 
 
 @dataclass(frozen=True, eq=False)

@@ -16,6 +16,7 @@ from polars_rankmetrics._ranking import (
     check_choice,
     check_k,
 )
+from polars_rankmetrics._shared import aggregate_shared
 from polars_rankmetrics._ties import (
     expected_ap_over_hits,
     expected_hit,
@@ -132,7 +133,9 @@ def average_precision(
     """
     check_choice(no_relevant, "no_relevant", NoRelevant)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return ranking.aggregate(average_precision_statistic(ranking.in_list, no_relevant))
+    return aggregate_shared(
+        ranking, lambda ranked: average_precision_statistic(ranked, no_relevant)
+    )
 
 
 def ap_at_k(
@@ -207,4 +210,6 @@ def ap_at_k(
     check_choice(no_relevant, "no_relevant", NoRelevant)
     check_choice(denominator, "denominator", Denominator)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return ranking.aggregate(ap_at_k_statistic(ranking.in_list, k, denominator, no_relevant))
+    return aggregate_shared(
+        ranking, lambda ranked: ap_at_k_statistic(ranked, k, denominator, no_relevant)
+    )

@@ -16,6 +16,7 @@ from polars_rankmetrics._ranking import (
     check_choice,
     check_k,
 )
+from polars_rankmetrics._shared import aggregate_shared, aggregate_top
 from polars_rankmetrics._ties import tie_mean
 
 
@@ -103,7 +104,7 @@ def dcg_at_k(
     check_k(k)
     check_choice(gain, "gain", Gain)
     ranking = Ranking.build(relevance, by, descending, threshold=0, ties=ties)
-    return ranking.aggregate(dcg_statistic(ranking.in_list, k, gain))
+    return aggregate_top(ranking, k, lambda ranked: dcg_statistic(ranked, k, gain))
 
 
 def ndcg_at_k(
@@ -162,4 +163,4 @@ def ndcg_at_k(
     check_choice(gain, "gain", Gain)
     check_choice(no_relevant, "no_relevant", NoRelevant)
     ranking = Ranking.build(relevance, by, descending, threshold=0, ties=ties)
-    return ranking.aggregate(ndcg_statistic(ranking.in_list, k, gain, no_relevant))
+    return aggregate_shared(ranking, lambda ranked: ndcg_statistic(ranked, k, gain, no_relevant))

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import polars as pl
 
 from polars_rankmetrics._measure import Measure
-from polars_rankmetrics._ranking import IntoExpr, NoRelevant, Ranking, Ties, check_choice
+from polars_rankmetrics._ranking import IntoExpr, NoRelevant, Ranked, Ranking, Ties, check_choice
+from polars_rankmetrics._shared import aggregate_shared
 from polars_rankmetrics.measures import parse_measures
 
 
@@ -106,11 +107,13 @@ def measures_expression(
                 "use ties='stable', 'optimistic' or 'pessimistic' for these measures"
             )
             raise ValueError(msg)
-    judged = any(measure.judged for measure in measures)
-    ranked = ranking.in_judged_list if judged else ranking.in_list
-    fields = [
-        measure.statistic(ranked, no_relevant).cast(measure.dtype).alias(measure.name)
-        for measure in measures
-    ]
-    statistic = pl.struct(fields)
-    return ranking.aggregate_judged(statistic) if judged else ranking.aggregate(statistic)
+
+    def statistic(ranked: Ranked) -> pl.Expr:
+        return pl.struct(
+            measure.statistic(ranked, no_relevant).cast(measure.dtype).alias(measure.name)
+            for measure in measures
+        )
+
+    if any(measure.judged for measure in measures):
+        return ranking.aggregate_judged(statistic(ranking.in_judged_list))
+    return aggregate_shared(ranking, statistic)

@@ -15,6 +15,7 @@ from polars_rankmetrics._ranking import (
     check_choice,
     check_k,
 )
+from polars_rankmetrics._shared import aggregate_shared, aggregate_top
 from polars_rankmetrics._ties import expected_hit, expected_hit_rate
 
 
@@ -134,7 +135,7 @@ def precision_at_k(
     """
     check_k(k)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return ranking.aggregate(precision_statistic(ranking.in_list, k))
+    return aggregate_top(ranking, k, lambda ranked: precision_statistic(ranked, k))
 
 
 def recall_at_k(
@@ -192,7 +193,7 @@ def recall_at_k(
     check_k(k)
     _check_no_relevant(no_relevant)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return ranking.aggregate(recall_statistic(ranking.in_list, k, no_relevant))
+    return aggregate_shared(ranking, lambda ranked: recall_statistic(ranked, k, no_relevant))
 
 
 def f_beta_at_k(
@@ -259,7 +260,9 @@ def f_beta_at_k(
         raise ValueError(msg)
     _check_no_relevant(no_relevant)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return ranking.aggregate(f_beta_statistic(ranking.in_list, k, float(beta), no_relevant))
+    return aggregate_shared(
+        ranking, lambda ranked: f_beta_statistic(ranked, k, float(beta), no_relevant)
+    )
 
 
 def hit_rate_at_k(
@@ -316,7 +319,7 @@ def hit_rate_at_k(
     """
     check_k(k)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return ranking.aggregate(hit_rate_statistic(ranking.in_list, k))
+    return aggregate_top(ranking, k, lambda ranked: hit_rate_statistic(ranked, k))
 
 
 def r_precision(
@@ -369,4 +372,4 @@ def r_precision(
     """
     _check_no_relevant(no_relevant)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return ranking.aggregate(r_precision_statistic(ranking.in_list, no_relevant))
+    return aggregate_shared(ranking, lambda ranked: r_precision_statistic(ranked, no_relevant))

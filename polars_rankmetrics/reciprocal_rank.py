@@ -15,6 +15,7 @@ from polars_rankmetrics._ranking import (
     check_choice,
     check_k,
 )
+from polars_rankmetrics._shared import aggregate_shared
 from polars_rankmetrics._ties import expected_reciprocal_rank
 
 
@@ -85,4 +86,6 @@ def reciprocal_rank(
         check_k(k)
     check_choice(no_relevant, "no_relevant", NoRelevant)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return ranking.aggregate(reciprocal_rank_statistic(ranking.in_list, k, no_relevant))
+    return aggregate_shared(
+        ranking, lambda ranked: reciprocal_rank_statistic(ranked, k, no_relevant)
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from datetime import date
 
 import polars as pl
 import pytest
@@ -89,13 +90,23 @@ def test_measures_are_checked() -> None:
 
 
 def test_non_numeric_columns_fail_at_collect_naming_the_column() -> None:
-    df = pl.DataFrame({"score": ["a", "b"], "label": ["x", "y"], "ok": [0.5, 0.1]})
-    with pytest.raises(TypeError, match="score column 'score' must be numeric, got String"):
+    df = pl.DataFrame(
+        {"score": ["a", "b"], "label": ["1", "0"], "ok": [0.5, 0.1], "day": [date(2020, 1, 1)] * 2}
+    )
+    bad_score = (
+        r"(?s)`is_not_nan` operation not supported for dtype `(str|date)`"
+        r'.*col\("(score|day)"\)'
+    )
+    with pytest.raises(pl.exceptions.InvalidOperationError, match=bad_score):
         df.select(rm.average_precision("ok", by="score"))
-    with pytest.raises(TypeError, match="relevance column 'label' must be numeric or boolean"):
+    with pytest.raises(pl.exceptions.InvalidOperationError, match=bad_score):
+        df.lazy().group_by(pl.lit(1)).agg(rm.ndcg_at_k("ok", 3, by="day")).collect()
+    # A string label is refused, not parsed: "1" would otherwise count as relevant.
+    bad_label = r"arithmetic on dtypes str and dyn float is not allowed \(lhs: column 'label'"
+    with pytest.raises(pl.exceptions.InvalidOperationError, match=bad_label):
         df.select(rm.average_precision("label", by="ok"))
-    with pytest.raises(TypeError, match="score column 'score'"):
-        df.lazy().group_by(pl.lit(1)).agg(rm.ndcg_at_k("ok", 3, by="score")).collect()
+    with pytest.raises(pl.exceptions.InvalidOperationError, match=bad_label):
+        df.select(rm.metrics("label", ["bpref", "map"], by="ok"))
 
 
 def test_nan_scores_are_not_retrieved_and_infinite_scores_rank_normally() -> None:
