@@ -209,3 +209,39 @@ def test_every_whitespace_layout_reads_the_same(tmp_path: Path, layout: str) -> 
     assert frame.get_column("doc").to_list() == [f"doc{i}" for i in range(5)]
     assert frame.get_column("score").to_list() == [10.5 - i for i in range(5)]
     assert frame.get_column("run_id").unique().to_list() == ["x"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "q1 Q0 d1 1 0.5 run\nq1 Q0 d2 2 0.4 run\n",  # the native fast path
+        "q1\tQ0\td1\t1\t0.5\trun\nq1\tQ0\td2\t2\t0.4\trun\n",
+        "q1 Q0 d1 1 0.5 run\tjunk\nq1  Q0 d2 2 0.4 run\n",  # line by line
+        "# comment\nq1 Q0 d1 1 0.5 run\n\nq1 Q0 d2 2 0.4 run more junk\n",
+        "q1\tQ0\td1\t1\t0.5\trun\nq1 Q0 d2 2 0.4 run\n",
+    ],
+)
+def test_every_layout_reads_the_same(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text(text)
+    run = rm.read_trec_run(path)
+    assert run.select("query", "doc", "rank", "score", "run_id").rows() == [
+        ("q1", "d1", 1, 0.5, "run"),
+        ("q1", "d2", 2, 0.4, "run"),
+    ]
+    assert run.equals(rm.scan_trec_run(path).collect())
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("q1 Q0 d1 1 0.5 run\nq1 Q0 d2 two 0.4 run\n", 2),
+        ("q1 Q0 d1 1 0.5 run\nq1 Q0 d2 2\n", 2),
+        ("q1\tQ0\td1\t1\t0.5\trun\nq1\tQ0\td2\t2\tx\trun\n", 2),
+    ],
+)
+def test_a_bad_line_is_named_whichever_reader_runs(tmp_path: Path, text: str, line: int) -> None:
+    path = tmp_path / "bad.run"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=rf"bad.run:{line}: malformed line"):
+        rm.read_trec_run(path)
