@@ -16,6 +16,12 @@ The list packs two facts into one number, so that it is a cheap primitive sort:
 Unretrieved rows still count in the number of relevant documents and in the
 ideal DCG, which is why they stay in the list rather than being filtered out.
 
+The metric functions and ``metrics()`` evaluate through
+:mod:`polars_rankmetrics._shared`, which computes the per-position quantities
+several statistics read (rank, precision terms, discount, ideal order) once per
+list, and ranks only the top k for P@k, hit rate and DCG@k; ``aggregate`` here
+is the plain path those fall back to.
+
 A few trec_eval measures (bpref, infAP, unj, relstring, custom nDCG gains, ...)
 also need what that number drops: whether a row was judged at all (a null
 label), negative labels (trec_eval's "in the pool but unjudged"), and the raw
