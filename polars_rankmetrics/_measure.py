@@ -48,6 +48,12 @@ class Measure:
         the tie-aware core statistics, or does not depend on the order of the
         ranking. Other measures refuse that mode rather than give input-order
         values under its name.
+    staged
+        Whether the statistic reads the ranking only through
+        :meth:`polars_rankmetrics._ranking.Ranked.aggregate` (and ``n_relevant``),
+        combining those with arithmetic. Then :func:`polars_rankmetrics.metrics`
+        computes each aggregate once for every measure that reads it; other
+        statistics are computed whole.
     """
 
     name: str
@@ -59,3 +65,4 @@ class Measure:
     integer: bool = False
     family: str = ""
     averages_ties: bool = False
+    staged: bool = False

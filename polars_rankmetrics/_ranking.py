@@ -336,10 +336,22 @@ class Ranked:
         # holds -1 - label, which is below -1 - t exactly when label > t.
         return (self.code > self.threshold) | (self.code < -1.0 - self.threshold)
 
+    def aggregate(self, value: pl.Expr) -> pl.Expr:
+        """Mark ``value`` as one number per list: a sum, a count, a position.
+
+        The core statistics read the ranking only through aggregates and combine
+        those with arithmetic, so that the staged path of
+        :mod:`polars_rankmetrics._shared` can compute each distinct aggregate once
+        per list, however many measures read it, and the arithmetic after it
+        (see :class:`polars_rankmetrics._shared.StagedRanked`). Here it is
+        ``value`` itself.
+        """
+        return value
+
     @property
     def n_relevant(self) -> pl.Expr:
         """R: the number of relevant rows, retrieved or not."""
-        return self.relevant.sum()
+        return self.aggregate(self.relevant.sum())
 
     @property
     def n_retrieved(self) -> pl.Expr:
@@ -371,6 +383,10 @@ class Ranked:
     def discount(self) -> pl.Expr:
         """1 / log2(rank + 1) at each position."""
         return 1.0 / (self.rank + 1.0).log(2)
+
+    def top_discount(self, k: int) -> pl.Expr:
+        """:attr:`discount` at the first ``k`` positions only, for a sum to rank ``k``."""
+        return 1.0 / (self.rank.head(k) + 1.0).log(2)
 
     @property
     def ideal_labels(self) -> pl.Expr:

@@ -14,6 +14,13 @@ changing any result:
   the statistic against a vocabulary (:class:`SharedRanked`) that reads them as
   struct fields. The quantities are the same expressions as in ``Ranked``, so the
   values are bit-for-bit the same.
+- It then *stages* the statistic: the core statistics read the ranking only
+  through per-list aggregates (:meth:`Ranked.aggregate
+  <polars_rankmetrics._ranking.Ranked.aggregate>`: a sum, a count, a first
+  position) combined by arithmetic. :class:`StagedRanked` records each distinct
+  aggregate, one ``list.agg`` computes them all into a struct, and the arithmetic
+  runs after it on that struct (``struct.eval``). So R, the hits in the top 10 or
+  the ideal DCG are computed once per list however many measures read them.
 - :func:`aggregate_top` ranks only the top ``k`` rows of each group
   (``sort_by(...).head(k)``, which polars runs as a partial sort), for statistics
   that read nothing beyond rank ``k`` and nothing global such as R.
@@ -25,7 +32,7 @@ other than keeping input order) can switch every metric back to the plain path.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -39,6 +46,11 @@ _TERMS = "_precision_terms"
 _DISCOUNT = "_discount"
 _IDEAL = "_ideal_labels"
 _CODE = "_code"
+_VALUE = "_value"
+
+# Up to this cutoff a DCG computes its discounts on each list's top k; above it
+# (nDCG over the whole ranking), once for every position, shared by DCG and ideal.
+_TOP_DISCOUNT_MAX_K = 1000
 
 
 def fast_paths_apply(ranking: Ranking) -> bool:
@@ -71,6 +83,11 @@ class _UsageProbe(Ranked):
     def discount(self) -> pl.Expr:
         self.used.add(_DISCOUNT)
         return super().discount
+
+    def top_discount(self, k: int) -> pl.Expr:
+        if k > _TOP_DISCOUNT_MAX_K:
+            self.used.add(_DISCOUNT)
+        return super().top_discount(k)
 
     @property
     def ideal_labels(self) -> pl.Expr:
@@ -105,6 +122,11 @@ class SharedRanked(Ranked):
     def discount(self) -> pl.Expr:
         return self._field(_DISCOUNT) if _DISCOUNT in self.available else super().discount
 
+    def top_discount(self, k: int) -> pl.Expr:
+        if _DISCOUNT in self.available:
+            return self._field(_DISCOUNT).head(k)
+        return super().top_discount(k)
+
     @property
     def ideal_labels(self) -> pl.Expr:
         return self._field(_IDEAL) if _IDEAL in self.available else super().ideal_labels
@@ -136,24 +158,85 @@ def _shared_fields(threshold: float, used: set[str]) -> pl.Expr:
     return shared.struct.with_fields([expr.alias(name) for name, expr in derived.items()])
 
 
+@dataclass(frozen=True, eq=False)
+class StagedRanked(SharedRanked):
+    """A ``SharedRanked`` whose aggregates become fields of one struct per list.
+
+    :meth:`aggregate` records its value under a field name, once per distinct
+    expression, and returns a reference to that field; a statistic built with it
+    is arithmetic over those fields, for ``struct.eval`` on :meth:`computed`.
+    """
+
+    recorded: dict[bytes, tuple[str, pl.Expr]] = field(default_factory=dict)
+
+    def aggregate(self, value: pl.Expr) -> pl.Expr:
+        key = value.meta.serialize()
+        if key not in self.recorded:
+            self.recorded[key] = (f"_aggregate_{len(self.recorded)}", value)
+        return pl.field(self.recorded[key][0])
+
+    def computed(self) -> pl.Expr:
+        """The struct of every recorded aggregate, to evaluate with ``list.agg``."""
+        return pl.struct([value.alias(name) for name, value in self.recorded.values()])
+
+
+def _probe(ranking: Ranking, statistics: Sequence[Callable[[Ranked], object]]) -> set[str]:
+    """Which costly per-position quantities the ``statistics`` read."""
+    probe = _UsageProbe(ranking.threshold)
+    for statistic in statistics:
+        statistic(probe)
+    return set(probe.used)
+
+
+def _shared_vocabulary(ranking: Ranking, used: set[str]) -> tuple[pl.Expr, SharedRanked]:
+    """The group's ranked list with the ``used`` quantities as fields, and how to read it."""
+    if not used:
+        return ranking.ranked(), SharedRanked(ranking.threshold)
+    listed = ranking.ranked().list.eval(_shared_fields(ranking.threshold, used))
+    code = pl.element().struct.field(_CODE)
+    return listed, SharedRanked(ranking.threshold, code=code, available=frozenset(used))
+
+
+def _staged(vocabulary: SharedRanked) -> StagedRanked:
+    return StagedRanked(vocabulary.threshold, vocabulary.code, available=vocabulary.available)
+
+
 def aggregate_shared(ranking: Ranking, statistic: Callable[[Ranked], pl.Expr]) -> pl.Expr:
     """Evaluate ``statistic(ranked)`` on each group's ranking, sharing costly quantities.
 
-    Equal in value to ``ranking.aggregate(statistic(ranking.in_list))``; it sorts
-    each group once, as that does.
+    ``statistic`` must read the ranking only through :meth:`Ranked.aggregate`
+    (the core statistics do). Equal in value to
+    ``ranking.aggregate(statistic(ranking.in_list))``; it sorts each group once, as
+    that does. The result is named like the relevance expression.
     """
     if not fast_paths_apply(ranking):
         return ranking.aggregate(statistic(ranking.in_list))
-    probe = _UsageProbe(ranking.threshold)
-    statistic(probe)
-    used = set(probe.used)
-    if not used:
-        return ranking.aggregate(statistic(ranking.in_list))
-    shared = SharedRanked(
-        ranking.threshold, code=pl.element().struct.field(_CODE), available=frozenset(used)
-    )
-    fields = _shared_fields(ranking.threshold, used)
-    return ranking.ranked().list.eval(fields).list.agg(statistic(shared))
+    listed, shared = _shared_vocabulary(ranking, _probe(ranking, [statistic]))
+    staged = _staged(shared)
+    value = statistic(staged).alias(_VALUE)
+    return listed.list.agg(staged.computed()).struct.eval(value).struct.field(_VALUE).name.keep()
+
+
+def aggregate_measures(
+    ranking: Ranking, statistics: Sequence[tuple[str, Callable[[Ranked], pl.Expr], bool]]
+) -> pl.Expr:
+    """Evaluate named statistics on each group's ranking, as one struct from one sort.
+
+    Each entry is ``(name, statistic, staged)``: a staged statistic reads the
+    ranking only through :meth:`Ranked.aggregate`, and shares its aggregates with
+    the others; any other statistic is computed whole, as one aggregate.
+    """
+    if not fast_paths_apply(ranking):
+        vocabulary = ranking.in_list
+        fields = [statistic(vocabulary).alias(name) for name, statistic, _ in statistics]
+        return ranking.aggregate(pl.struct(fields))
+    listed, shared = _shared_vocabulary(ranking, _probe(ranking, [s for _, s, _ in statistics]))
+    staged = _staged(shared)
+    fields = [
+        (statistic(staged) if is_staged else staged.aggregate(statistic(shared))).alias(name)
+        for name, statistic, is_staged in statistics
+    ]
+    return listed.list.agg(staged.computed()).struct.eval(fields)
 
 
 def aggregate_top(ranking: Ranking, k: int, statistic: Callable[[Ranked], pl.Expr]) -> pl.Expr:

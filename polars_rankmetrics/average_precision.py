@@ -29,7 +29,7 @@ Denominator: TypeAlias = Literal["min_k_r", "r", "hits"]
 
 def average_precision_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
     """AP over a ranked list."""
-    value = expected_precision_terms(ranked).sum() / ranked.n_relevant
+    value = ranked.aggregate(expected_precision_terms(ranked).sum()) / ranked.n_relevant
     return ranked.if_relevant(value, no_relevant)
 
 
@@ -37,16 +37,16 @@ def ap_at_k_statistic(
     ranked: Ranked, k: int, denominator: Denominator, no_relevant: NoRelevant
 ) -> pl.Expr:
     """AP@k over a ranked list."""
-    total = expected_precision_terms(ranked).head(k).sum()
+    total = ranked.aggregate(expected_precision_terms(ranked).head(k).sum())
     if denominator == "hits" and ranked.ties == "average":
         # E[sum / hits] is not E[sum] / E[hits]: see expected_ap_over_hits.
-        value = expected_ap_over_hits(ranked, k)
+        value = ranked.aggregate(expected_ap_over_hits(ranked, k))
     elif denominator == "min_k_r":
         value = total / pl.min_horizontal(ranked.n_relevant, pl.lit(k))
     elif denominator == "r":
         value = total / ranked.n_relevant
     else:
-        hits = expected_hit(ranked).head(k).sum()
+        hits = ranked.aggregate(expected_hit(ranked).head(k).sum())
         value = pl.when(hits > 0).then(total / hits).otherwise(0.0)
     return ranked.if_relevant(value, no_relevant)
 

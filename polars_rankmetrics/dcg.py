@@ -27,14 +27,14 @@ def dcg_statistic(ranked: Ranked, k: int, gain: Gain) -> pl.Expr:
     """
     gains = pl.when(ranked.retrieved).then(ranked.gain(ranked.label, gain)).otherwise(0.0)
     gains = tie_mean(ranked, gains)
-    return (gains * ranked.discount).head(k).sum()
+    return ranked.aggregate((gains.head(k) * ranked.top_discount(k)).sum())
 
 
 def ideal_dcg_statistic(ranked: Ranked, k: int, gain: Gain) -> pl.Expr:
     """DCG@k of the best ordering of every judged row, retrieved or not."""
     # The gain is increasing in the label, so the ideal order of gains is that of labels.
     ideal = ranked.gain(ranked.ideal_labels, gain).head(k)
-    return (ideal * ranked.discount.head(k)).sum()
+    return ranked.aggregate((ideal * ranked.top_discount(k)).sum())
 
 
 def ndcg_statistic(ranked: Ranked, k: int, gain: Gain, no_relevant: NoRelevant) -> pl.Expr:

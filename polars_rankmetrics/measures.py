@@ -73,6 +73,9 @@ from polars_rankmetrics.trec_measures import (
 
 __all__ = ["Measure", "parse_measure", "parse_measures"]
 
+# The core measures: exact under ties='average', and staged (see Measure).
+_CORE: dict[str, bool] = {"averages_ties": True, "staged": True}
+
 # A k large enough to mean "the whole ranking" for the cutoff statistics.
 _WHOLE_RANKING = 2**62
 
@@ -106,39 +109,39 @@ def _with_k(make: Callable[[int], Statistic], **options: bool) -> Builder:
 
 def _builders() -> list[tuple[re.Pattern[str], Builder]]:
     table: list[tuple[str, Builder]] = [
-        (r"AP", _plain(average_precision_statistic, averages_ties=True)),
+        (r"AP", _plain(average_precision_statistic, **_CORE)),
         (
             r"AP@(?P<k>\d+)",
-            _with_k(lambda k: lambda r, e: ap_at_k_statistic(r, k, "r", e), averages_ties=True),
+            _with_k(lambda k: lambda r, e: ap_at_k_statistic(r, k, "r", e), **_CORE),
         ),
         (
             r"P@(?P<k>\d+)",
-            _with_k(lambda k: lambda r, e: precision_statistic(r, k), averages_ties=True),
+            _with_k(lambda k: lambda r, e: precision_statistic(r, k), **_CORE),
         ),
         (
             r"R@(?P<k>\d+)",
-            _with_k(lambda k: lambda r, e: recall_statistic(r, k, e), averages_ties=True),
+            _with_k(lambda k: lambda r, e: recall_statistic(r, k, e), **_CORE),
         ),
         (
             r"nDCG",
-            _plain(lambda r, e: ndcg_statistic(r, _WHOLE_RANKING, "linear", e), averages_ties=True),
+            _plain(lambda r, e: ndcg_statistic(r, _WHOLE_RANKING, "linear", e), **_CORE),
         ),
         (
             r"nDCG@(?P<k>\d+)",
-            _with_k(lambda k: lambda r, e: ndcg_statistic(r, k, "linear", e), averages_ties=True),
+            _with_k(lambda k: lambda r, e: ndcg_statistic(r, k, "linear", e), **_CORE),
         ),
         (
             r"RR|MRR",
-            _plain(lambda r, e: reciprocal_rank_statistic(r, None, e), averages_ties=True),
+            _plain(lambda r, e: reciprocal_rank_statistic(r, None, e), **_CORE),
         ),
         (
             r"(RR|MRR)@(?P<k>\d+)",
-            _with_k(lambda k: lambda r, e: reciprocal_rank_statistic(r, k, e), averages_ties=True),
+            _with_k(lambda k: lambda r, e: reciprocal_rank_statistic(r, k, e), **_CORE),
         ),
-        (r"R-prec", _plain(r_precision_statistic, averages_ties=True)),
+        (r"R-prec", _plain(r_precision_statistic, **_CORE)),
         (
             r"Success@(?P<k>\d+)",
-            _with_k(lambda k: lambda r, e: hit_rate_statistic(r, k), averages_ties=True),
+            _with_k(lambda k: lambda r, e: hit_rate_statistic(r, k), **_CORE),
         ),
         (r"Bpref", _plain(bpref_statistic, judged=True)),
         (r"NumRet", _plain(num_ret_statistic, averages_ties=True)),

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import polars as pl
 
 from polars_rankmetrics._measure import Measure
 from polars_rankmetrics._ranking import IntoExpr, NoRelevant, Ranked, Ranking, Ties, check_choice
-from polars_rankmetrics._shared import aggregate_shared
+from polars_rankmetrics._shared import aggregate_measures
 from polars_rankmetrics.measures import parse_measures
 
 
@@ -108,12 +108,14 @@ def measures_expression(
             )
             raise ValueError(msg)
 
-    def statistic(ranked: Ranked) -> pl.Expr:
-        return pl.struct(
-            measure.statistic(ranked, no_relevant).cast(measure.dtype).alias(measure.name)
-            for measure in measures
-        )
+    def bound(measure: Measure) -> Callable[[Ranked], pl.Expr]:
+        return lambda ranked: measure.statistic(ranked, no_relevant).cast(measure.dtype)
 
     if any(measure.judged for measure in measures):
-        return ranking.aggregate_judged(statistic(ranking.in_judged_list))
-    return aggregate_shared(ranking, statistic)
+        judged = ranking.in_judged_list
+        return ranking.aggregate_judged(
+            pl.struct(bound(measure)(judged).alias(measure.name) for measure in measures)
+        )
+    return aggregate_measures(
+        ranking, [(measure.name, bound(measure), measure.staged) for measure in measures]
+    )

@@ -21,7 +21,7 @@ from polars_rankmetrics._ties import expected_hit, expected_hit_rate
 
 def hits_at_k(ranked: Ranked, k: int) -> pl.Expr:
     """Count the relevant retrieved rows in the top ``k`` (expected, for tied scores)."""
-    return expected_hit(ranked).head(k).sum()
+    return ranked.aggregate(expected_hit(ranked).head(k).sum())
 
 
 def precision_statistic(ranked: Ranked, k: int) -> pl.Expr:
@@ -46,14 +46,15 @@ def f_beta_statistic(ranked: Ranked, k: int, beta: float, no_relevant: NoRelevan
 def hit_rate_statistic(ranked: Ranked, k: int) -> pl.Expr:
     """1.0 if a relevant row is in the top ``k``, else 0.0 (a probability, for tied scores)."""
     if ranked.ties == "average":
-        return expected_hit_rate(ranked, k)
+        return ranked.aggregate(expected_hit_rate(ranked, k))
     return (hits_at_k(ranked, k) > 0).cast(pl.Float64)
 
 
 def r_precision_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
     """Precision at rank R over a ranked list."""
-    n_relevant = ranked.n_relevant
-    value = expected_hit(ranked).head(n_relevant).sum() / n_relevant
+    # The cutoff R is read inside the aggregate, so as a plain sum, not an aggregate.
+    hits = ranked.aggregate(expected_hit(ranked).head(ranked.relevant.sum()).sum())
+    value = hits / ranked.n_relevant
     return ranked.if_relevant(value, no_relevant)
 
 

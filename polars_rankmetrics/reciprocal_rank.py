@@ -22,9 +22,11 @@ from polars_rankmetrics._ties import expected_reciprocal_rank
 def reciprocal_rank_statistic(ranked: Ranked, k: int | None, no_relevant: NoRelevant) -> pl.Expr:
     """RR over a ranked list: 0 when no relevant row is retrieved (within ``k``)."""
     if ranked.ties == "average":
-        return ranked.if_relevant(expected_reciprocal_rank(ranked, k), no_relevant)
+        expected = ranked.aggregate(expected_reciprocal_rank(ranked, k))
+        return ranked.if_relevant(expected, no_relevant)
     hit = ranked.hit if k is None else ranked.hit.head(k)
-    value = pl.when(hit.max() > 0).then(1.0 / (hit.arg_max() + 1)).otherwise(0.0)
+    found, first = ranked.aggregate(hit.max()), ranked.aggregate(hit.arg_max())
+    value = pl.when(found > 0).then(1.0 / (first + 1)).otherwise(0.0)
     return ranked.if_relevant(value, no_relevant)
 
 

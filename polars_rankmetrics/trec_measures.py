@@ -561,7 +561,11 @@ def _single(
 
 
 def _per_long_cutoff(
-    make: Callable[[int], Statistic], *, judged: bool = False, averages_ties: bool = False
+    make: Callable[[int], Statistic],
+    *,
+    judged: bool = False,
+    averages_ties: bool = False,
+    staged: bool = False,
 ) -> Callable[[Family, str, bool], list[Measure]]:
     def build(family: Family, params: str, given: bool) -> list[Measure]:
         return [
@@ -571,6 +575,7 @@ def _per_long_cutoff(
                 judged=judged,
                 family=family.name,
                 averages_ties=averages_ties,
+                staged=staged,
             )
             for k in _long_cutoffs(family.name, params)
         ]
@@ -631,7 +636,7 @@ def _build_relstring(family: Family, params: str, given: bool) -> list[Measure]:
 
 
 def _gain_builder(
-    make: Callable[[Gains], Statistic], *, default_averages_ties: bool = False
+    make: Callable[[Gains], Statistic], *, default_is_core: bool = False
 ) -> Callable[[Family, str, bool], list[Measure]]:
     def build(family: Family, params: str, given: bool) -> list[Measure]:
         gains = _level_gains(family.name, _pairs(family.name, params)) if given else ()
@@ -642,7 +647,8 @@ def _gain_builder(
                 judged=bool(gains),
                 family=family.name,
                 # The default gains are the core nDCG; custom gains are trec_eval's own.
-                averages_ties=default_averages_ties and not gains,
+                averages_ties=default_is_core and not gains,
+                staged=default_is_core and not gains,
             )
         ]
 
@@ -686,6 +692,8 @@ def _bpref_for_mean(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
 _CUTOFFS = "5,10,15,20,30,100,200,500,1000"
 # Counts do not depend on the order within the ranking, so every ties mode is exact.
 _COUNT: dict[str, bool] = {"integer": True, "averages_ties": True}
+# The core measures: exact under ties='average', and staged (see Measure).
+_CORE: dict[str, bool] = {"averages_ties": True, "staged": True}
 _LEVELS = "0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"
 
 FAMILIES: tuple[Family, ...] = (
@@ -705,14 +713,14 @@ FAMILIES: tuple[Family, ...] = (
     Family("num_ret", "none", "", _single(num_ret_statistic, summary="sum", **_COUNT)),
     Family("num_rel", "none", "", _single(num_rel_statistic, summary="sum", **_COUNT)),
     Family("num_rel_ret", "none", "", _single(num_rel_ret_statistic, summary="sum", **_COUNT)),
-    Family("map", "none", "", _single(_ap, averages_ties=True)),
+    Family("map", "none", "", _single(_ap, **_CORE)),
     Family(
         "gm_map",
         "none",
         "",
-        _single(_ap, summary="geometric", per_query=False, averages_ties=True),
+        _single(_ap, summary="geometric", per_query=False, **_CORE),
     ),
-    Family("Rprec", "none", "", _single(r_precision_statistic, averages_ties=True)),
+    Family("Rprec", "none", "", _single(r_precision_statistic, **_CORE)),
     Family("bpref", "none", "", _single(bpref_statistic, judged=True)),
     Family(
         "recip_rank",
@@ -720,7 +728,7 @@ FAMILIES: tuple[Family, ...] = (
         "",
         _single(
             lambda ranked, no_relevant: reciprocal_rank_statistic(ranked, None, no_relevant),
-            averages_ties=True,
+            **_CORE,
         ),
     ),
     Family(
@@ -733,14 +741,14 @@ FAMILIES: tuple[Family, ...] = (
         "P",
         "long_cutoffs",
         _CUTOFFS,
-        _per_long_cutoff(lambda k: _lift(precision_statistic, k), averages_ties=True),
+        _per_long_cutoff(lambda k: _lift(precision_statistic, k), **_CORE),
     ),
     Family("relstring", "doubles", "10", _build_relstring),
     Family(
         "recall",
         "long_cutoffs",
         _CUTOFFS,
-        _per_long_cutoff(lambda k: _no_relevant_cut(recall_statistic, k), averages_ties=True),
+        _per_long_cutoff(lambda k: _no_relevant_cut(recall_statistic, k), **_CORE),
     ),
     Family("infAP", "none", "", _single(inferred_ap_statistic, judged=True)),
     Family(
@@ -766,7 +774,7 @@ FAMILIES: tuple[Family, ...] = (
         "",
         _gain_builder(lambda gains: gain_ndcg_statistic(gains, "ideal_dcg")),
     ),
-    Family("ndcg", "pairs", "", _gain_builder(_ndcg_default_or_gains, default_averages_ties=True)),
+    Family("ndcg", "pairs", "", _gain_builder(_ndcg_default_or_gains, default_is_core=True)),
     Family("ndcg_rel", "pairs", "", _gain_builder(ndcg_rel_statistic)),
     Family("Rndcg", "pairs", "", _gain_builder(r_ndcg_statistic)),
     Family(
@@ -775,7 +783,7 @@ FAMILIES: tuple[Family, ...] = (
         _CUTOFFS,
         _per_long_cutoff(
             lambda k: lambda ranked, no_relevant: ndcg_statistic(ranked, k, "linear", no_relevant),
-            averages_ties=True,
+            **_CORE,
         ),
     ),
     Family(
@@ -784,7 +792,7 @@ FAMILIES: tuple[Family, ...] = (
         _CUTOFFS,
         _per_long_cutoff(
             lambda k: lambda ranked, no_relevant: ap_at_k_statistic(ranked, k, "r", no_relevant),
-            averages_ties=True,
+            **_CORE,
         ),
     ),
     Family("relative_P", "long_cutoffs", _CUTOFFS, _per_long_cutoff(relative_precision_statistic)),
@@ -792,7 +800,7 @@ FAMILIES: tuple[Family, ...] = (
         "success",
         "long_cutoffs",
         "1,5,10",
-        _per_long_cutoff(lambda k: _lift(hit_rate_statistic, k), averages_ties=True),
+        _per_long_cutoff(lambda k: _lift(hit_rate_statistic, k), **_CORE),
     ),
     Family("set_P", "none", "", _single(set_p_statistic, averages_ties=True)),
     Family("set_relative_P", "none", "", _single(set_relative_p_statistic, averages_ties=True)),

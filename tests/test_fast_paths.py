@@ -20,9 +20,10 @@ from polars.testing import assert_frame_equal
 
 import polars_rankmetrics as rm
 from polars_rankmetrics._ranking import Ranking
+from polars_rankmetrics._shared import StagedRanked
 from polars_rankmetrics.average_precision import ap_at_k_statistic, average_precision_statistic
 from polars_rankmetrics.dcg import dcg_statistic, ndcg_statistic
-from polars_rankmetrics.measures import parse_measure
+from polars_rankmetrics.measures import parse_measure, parse_measures
 from polars_rankmetrics.precision_recall import (
     f_beta_statistic,
     hit_rate_statistic,
@@ -293,3 +294,31 @@ def test_evaluate_parquet_several_query_columns() -> None:
         rm.average_precision("relevance", by="score").alias("AP")
     )
     assert_frame_equal(result, expected.sort("system", "query"), check_exact=True)
+
+
+# Staged measures (their aggregates shared) mixed with measures computed whole.
+MIXED = ["map", "P.5,10", "recall_10", "ndcg_cut_10", "recip_rank", "Rprec", "success_5"]
+MIXED += ["num_ret", "num_rel", "set_P", "iprec_at_recall_0.50", "relative_P_5", "utility"]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("options", RANKINGS[:3], ids=["desc", "asc-t1", "two-keys"])
+def test_metrics_mixing_staged_and_whole_measures(seed: int, options: RankingArgs) -> None:
+    frame = random_rankings(seed)
+    fast = rm.metrics("relevance", MIXED, **options)  # type: ignore[arg-type]
+    parsed = [measure for name in MIXED for measure in parse_measures(name)]
+    assert {m.staged for m in parsed} == {True, False}
+    reference = plain(
+        lambda r: pl.struct(**{m.name: m.statistic(r, "null").cast(pl.Float64) for m in parsed}),
+        "relevance",
+        options,
+    )
+    both_ways(frame, fast, reference)
+
+
+def test_staged_aggregates_are_computed_once() -> None:
+    # P@10 and R@10 read the same hits in the top 10; R@10 and AP read the same R.
+    staged = StagedRanked(0.0)
+    for name in ["P@10", "R@10", "AP"]:
+        parse_measure(name).statistic(staged, "null")
+    assert len(staged.recorded) == 3  # hits in the top 10, R, the sum of AP's terms
