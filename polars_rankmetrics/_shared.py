@@ -47,6 +47,7 @@ _DISCOUNT = "_discount"
 _IDEAL = "_ideal_labels"
 _CODE = "_code"
 _VALUE = "_value"
+_N_RELEVANT = "_n_relevant"
 
 # Up to this cutoff a DCG computes its discounts on each list's top k; above it
 # (nDCG over the whole ranking), once for every position, shared by DCG and ideal.
@@ -239,13 +240,33 @@ def aggregate_measures(
     return listed.list.agg(staged.computed()).struct.eval(fields)
 
 
+@dataclass(frozen=True, eq=False)
+class _TopRanked(StagedRanked):
+    """A ``StagedRanked`` over a group's top ``k`` rows, whose R counts the whole group."""
+
+    reads_n_relevant: list[bool] = field(default_factory=list)
+
+    @property
+    def n_relevant(self) -> pl.Expr:
+        self.reads_n_relevant.append(True)
+        return pl.field(_N_RELEVANT)
+
+
 def aggregate_top(ranking: Ranking, k: int, statistic: Callable[[Ranked], pl.Expr]) -> pl.Expr:
     """Evaluate ``statistic`` on each group's top ``k`` rows only (a partial sort).
 
-    Valid only for statistics that read nothing beyond rank ``k`` and nothing
-    about the whole group (such as R): precision, hit rate and DCG at ``k``.
+    Valid for statistics that read nothing beyond rank ``k`` but R: precision,
+    recall, F-beta, hit rate, AP and DCG at ``k``. R is counted over the whole
+    group, which needs no sort. Like :func:`aggregate_shared`, ``statistic`` must
+    read the ranking only through :meth:`Ranked.aggregate`.
     """
     if not fast_paths_apply(ranking) or not ranking.by:
-        return ranking.aggregate(statistic(ranking.in_list))
+        return aggregate_shared(ranking, statistic)
     top = ranking.order(ranking.encoded).head(k).implode()
-    return top.list.agg(statistic(ranking.in_list))
+    ranked = _TopRanked(ranking.threshold)
+    value = statistic(ranked).alias(_VALUE)
+    aggregates = top.list.agg(ranked.computed())
+    if ranked.reads_n_relevant:
+        n_relevant = (ranking.label > ranking.threshold).sum()
+        aggregates = aggregates.struct.with_fields(n_relevant.alias(_N_RELEVANT))
+    return aggregates.struct.eval(value).struct.field(_VALUE).name.keep()

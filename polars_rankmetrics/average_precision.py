@@ -16,7 +16,7 @@ from polars_rankmetrics._ranking import (
     check_choice,
     check_k,
 )
-from polars_rankmetrics._shared import aggregate_shared
+from polars_rankmetrics._shared import aggregate_shared, aggregate_top
 from polars_rankmetrics._ties import (
     expected_ap_over_hits,
     expected_hit,
@@ -210,6 +210,6 @@ def ap_at_k(
     check_choice(no_relevant, "no_relevant", NoRelevant)
     check_choice(denominator, "denominator", Denominator)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return aggregate_shared(
-        ranking, lambda ranked: ap_at_k_statistic(ranked, k, denominator, no_relevant)
+    return aggregate_top(
+        ranking, k, lambda ranked: ap_at_k_statistic(ranked, k, denominator, no_relevant)
     )

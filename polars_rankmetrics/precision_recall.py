@@ -194,7 +194,7 @@ def recall_at_k(
     check_k(k)
     _check_no_relevant(no_relevant)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return aggregate_shared(ranking, lambda ranked: recall_statistic(ranked, k, no_relevant))
+    return aggregate_top(ranking, k, lambda ranked: recall_statistic(ranked, k, no_relevant))
 
 
 def f_beta_at_k(
@@ -261,8 +261,8 @@ def f_beta_at_k(
         raise ValueError(msg)
     _check_no_relevant(no_relevant)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return aggregate_shared(
-        ranking, lambda ranked: f_beta_statistic(ranked, k, float(beta), no_relevant)
+    return aggregate_top(
+        ranking, k, lambda ranked: f_beta_statistic(ranked, k, float(beta), no_relevant)
     )
 
 
