@@ -401,6 +401,12 @@ def explain_plan(block: Block, context: Context) -> None:
         assert part in plan, f"the README plan shows {part!r}, the real one does not"
     for step in (".sort_by(", ".implode()", ".list.eval(", ".list.agg("):
         assert plan.count(step) == shown.count(step) == 1, step
+    # Each measure of the code, and only those, in the shown plan and the real one.
+    measures = re.search(r"rm\.metrics\(\"relevance\", (\[.*?\])", block.source)
+    assert measures is not None
+    names = ast.literal_eval(measures.group(1))
+    assert re.findall(r"<(\S+) from ", shown) == names
+    assert all(f'.alias("{name}")' in plan for name in names)
 
 
 @runs("Ties #1")
