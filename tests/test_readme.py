@@ -1,0 +1,562 @@
+"""The README's Python examples, run so that they cannot silently rot.
+
+Every ```python block of README.md is one test case, named after the heading it
+sits under and its number within that section (``Metrics #2``). Each case first
+compiles the block (with README line numbers, so a traceback points into the
+README), then hands it to the runner registered for it in ``RUNNERS``. A block
+without a runner fails, and so does a runner whose block is gone: a new example
+has to say here how it is checked.
+
+A runner executes the block for real, in a temporary working directory holding
+the files the block reads (``runs/*.parquet``, ``run.txt``, ...), with the names
+the README leaves to the reader (``df``, ``lf``) given explicitly. It then compares
+the block's results with what the README shows (printed tables, numbers in
+comments) and with independent references: the slow implementations in
+``tests/reference.py`` and trec_eval's own expected output. The only block that
+may end up compiled but not run is the Spark one, when pyspark or Java is missing.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+
+import polars_rankmetrics as rm
+from polars_rankmetrics.spark import spark_unavailable
+from tests import reference as ref
+from tests.conftest import PROJECT, TREC_EVAL
+
+README = PROJECT / "README.md"
+
+
+# ---------------------------------------------------------------------------
+# Reading the README
+
+
+@dataclass(frozen=True)
+class Block:
+    """One ```python block, with what the README shows after it."""
+
+    section: str  # the nearest heading above the block
+    number: int  # 1, 2, ... within the section
+    line: int  # README line of the block's first line of code
+    code: str
+    output: str | None  # a language-less fenced block right after it: the shown output
+    after: str  # README text after the block, up to the next heading
+
+    @property
+    def id(self) -> str:
+        return f"{self.section} #{self.number}"
+
+    @property
+    def source(self) -> str:
+        """The code to run; for a ``>>>`` block, the prompt lines without prompts."""
+        if not self.code.startswith(">>> "):
+            return self.code
+        lines = self.code.splitlines()
+        return "\n".join(line[4:] for line in lines if line.startswith((">>> ", "... ")))
+
+    @property
+    def shown(self) -> str:
+        """For a ``>>>`` block, the lines shown after the prompts."""
+        lines = self.code.splitlines()
+        return "\n".join(line for line in lines if not line.startswith((">>> ", "... ")))
+
+
+def readme_blocks(text: str) -> list[Block]:
+    lines = text.splitlines()
+    fences = []  # (language, first line index of the body, index of the closing fence)
+    headings = {}  # line index -> heading text, outside fences only
+    index = 0
+    while index < len(lines):
+        opening = re.fullmatch(r"```(\S*)\s*", lines[index])
+        if opening:
+            close = next(j for j in range(index + 1, len(lines)) if lines[j].strip() == "```")
+            fences.append((opening.group(1), index + 1, close))
+            index = close + 1
+            continue
+        heading = re.fullmatch(r"#+ (.+)", lines[index])
+        if heading:
+            headings[index] = heading.group(1).strip()
+        index += 1
+
+    blocks: list[Block] = []
+    for position, (language, start, close) in enumerate(fences):
+        if language != "python":
+            continue
+        section = headings[max(line for line in headings if line < start)]
+        number = 1 + sum(block.section == section for block in blocks)
+        output = None
+        if position + 1 < len(fences):
+            next_language, next_start, next_close = fences[position + 1]
+            between = lines[close + 1 : next_start - 1]
+            if next_language == "" and all(not line.strip() for line in between):
+                output = "\n".join(lines[next_start:next_close])
+        end = min((line for line in headings if line > close), default=len(lines))
+        blocks.append(
+            Block(
+                section=section,
+                number=number,
+                line=start + 1,
+                code="\n".join(lines[start:close]) + "\n",
+                output=output,
+                after="\n".join(lines[close + 1 : end]),
+            )
+        )
+    return blocks
+
+
+BLOCKS = readme_blocks(README.read_text(encoding="utf-8"))
+
+
+def parse(block: Block) -> ast.Module:
+    """The block's syntax tree, with README line numbers."""
+    tree = ast.parse(block.source, filename=str(README))
+    ast.increment_lineno(tree, block.line - 1)
+    return tree
+
+
+def execute(block: Block, given: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+    """Run the block statement by statement, as a reader pasting it into a REPL.
+
+    ``given`` holds the names the README leaves to the reader. Returns the
+    namespace afterwards and the value of every top-level expression statement
+    (``df.select(...)`` on a line of its own), in order.
+    """
+    namespace: dict[str, Any] = {"__name__": "readme_example", **given}
+    values = []
+    for statement in parse(block).body:
+        if isinstance(statement, ast.Expr):
+            expression = ast.Expression(statement.value)
+            values.append(eval(compile(expression, str(README), "eval"), namespace))
+        else:
+            module = ast.Module(body=[statement], type_ignores=[])
+            exec(compile(module, str(README), "exec"), namespace)
+    return namespace, values
+
+
+@dataclass
+class Context:
+    tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str]
+
+    def work_in(self, files: dict[str, pl.DataFrame | Path]) -> None:
+        """Change into the temporary directory, holding ``files`` at their relative paths.
+
+        A frame is written as parquet; a path is linked (the shared trec_eval data
+        must not be copied into the project, and here it is not).
+        """
+        for name, content in files.items():
+            target = self.tmp_path / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, pl.DataFrame):
+                content.write_parquet(target)
+            else:
+                target.symlink_to(content)
+        self.monkeypatch.chdir(self.tmp_path)
+
+
+Runner = Callable[[Block, Context], None]
+RUNNERS: dict[str, Runner] = {}
+
+
+def runs(block_id: str) -> Callable[[Runner], Runner]:
+    """Register a runner: how the README block ``block_id`` is executed and checked."""
+
+    def register(runner: Runner) -> Runner:
+        RUNNERS[block_id] = runner
+        return runner
+
+    return register
+
+
+# ---------------------------------------------------------------------------
+# Data and references
+
+
+def scored_rows(seed: int, n_queries: int = 12, no_relevant: str | None = "q03") -> pl.DataFrame:
+    """Queries of 5-30 rows with graded labels and distinct scores (no ties to break).
+
+    Query ``no_relevant`` has no relevant row, so its undefined metrics are null.
+    """
+    rng = np.random.default_rng(seed)
+    frames = []
+    for q in range(n_queries):
+        query = f"q{q:02d}"
+        n = int(rng.integers(5, 31))
+        labels = rng.choice([0, 0, 0, 1, 2], size=n)
+        if query == no_relevant:
+            labels[:] = 0
+        elif not labels.any():
+            labels[0] = 1
+        frames.append(
+            pl.DataFrame(
+                {
+                    "query": query,
+                    "doc": [f"d{i}" for i in range(n)],
+                    "score": rng.permutation(n) + rng.random(n) / 2 + labels * rng.random(),
+                    "relevance": labels,
+                }
+            )
+        )
+    return pl.concat(frames)
+
+
+def per_query_reference(
+    df: pl.DataFrame, metric: Callable[[list[tuple[float, float]]], Any]
+) -> dict[str, Any]:
+    """``metric`` of each query's ``(score, relevance)`` rows, from tests/reference.py."""
+    return {
+        query: metric(
+            list(zip(group["score"].to_list(), group["relevance"].to_list(), strict=True))
+        )
+        for (query,), group in df.group_by("query")
+    }
+
+
+def column_by_query(frame: pl.DataFrame, column: str) -> dict[str, Any]:
+    return dict(zip(frame["query"].to_list(), frame[column].to_list(), strict=True))
+
+
+def approx(expected: Any) -> Any:
+    """``expected`` with every float compared approximately, in dicts and lists too."""
+    if isinstance(expected, dict):
+        return {key: approx(value) for key, value in expected.items()}
+    if isinstance(expected, list):
+        return [approx(value) for value in expected]
+    return pytest.approx(expected) if isinstance(expected, float) else expected
+
+
+def nonnull_mean(values: Iterable[float | None]) -> float:
+    present = [value for value in values if value is not None]
+    return sum(present) / len(present)
+
+
+# ---------------------------------------------------------------------------
+# One runner per README block
+
+
+@runs("polars_rankmetrics #1")
+def opening_example(block: Block, context: Context) -> None:
+    """Runs on a ``runs/`` folder of three parquet files; some queries span two files."""
+    df = scored_rows(1)
+    later = df.filter(pl.col("query") >= "q05")
+    b, c = later.gather_every(2), later.gather_every(2, offset=1)
+    context.work_in(
+        {
+            "runs/a.parquet": df.filter(pl.col("query") < "q05"),
+            "runs/b.parquet": b,
+            "runs/c.parquet": c,
+        }
+    )
+    _, (result,) = execute(block, {})
+
+    assert result.columns == ["query", "AP@10", "nDCG@10"]
+    assert result["query"].sort().to_list() == df["query"].unique().sort().to_list()
+    assert column_by_query(result, "AP@10") == approx(
+        per_query_reference(df, lambda rows: ref.ap_at_k(rows, 10))
+    )
+    assert column_by_query(result, "nDCG@10") == approx(
+        per_query_reference(df, lambda rows: ref.ndcg_at_k(rows, 10))
+    )
+    # The comment's promise: polars' own Expr.rank is still callable.
+    dense = pl.DataFrame({"x": [30, 10, 30, 20]}).select(pl.col("x").rank("dense"))
+    assert dense["x"].to_list() == [3, 1, 3, 2]
+
+
+@runs("Metrics #1")
+def three_contexts(block: Block, context: Context) -> None:
+    """Runs on ``df``; the three statements give per query, one ranking, per row."""
+    df = scored_rows(2)
+    _, (per_query, one_ranking, on_rows) = execute(block, {"df": df})
+
+    expected = per_query_reference(df, lambda rows: ref.ndcg_at_k(rows, 10))
+    assert column_by_query(per_query, "relevance") == approx(expected)
+    assert one_ranking.shape == (1, 1)
+    assert one_ranking.item() == pytest.approx(
+        ref.ndcg_at_k(list(df.select("score", "relevance").iter_rows()), 10)
+    )
+    # Back on the rows: the labels stay, each row gets its query's value.
+    assert on_rows.drop(on_rows.columns[-1]).equals(df)
+    values = on_rows.select("query", on_rows.columns[-1]).unique()
+    assert column_by_query(values, on_rows.columns[-1]) == approx(expected)
+
+
+@runs("Metrics #2")
+def curves_example(block: Block, context: Context) -> None:
+    """Runs on ``df`` (``pl`` and ``rm`` from the section's first block)."""
+    df = scored_rows(3)
+    namespace, _ = execute(block, {"df": df, "pl": pl, "rm": rm})
+
+    curves, running = namespace["curves"], namespace["running"]
+    assert column_by_query(curves, "relevance") == approx(per_query_reference(df, ref.pr_points))
+    assert running.height == df.height
+    # cumulative_pr: the pr_curve point at each row's own score (the scores are distinct).
+    points = per_query_reference(df, ref.pr_points)
+    for query, score, pr in running.select("query", "score", "pr").iter_rows():
+        (point,) = (point for point in points[query] if point["threshold"] == score)
+        assert pr == approx({key: point[key] for key in ("tp", "pp", "precision", "recall")})
+
+
+@runs("Metrics #3")
+def averages_over_queries(block: Block, context: Context) -> None:
+    """Runs on ``df``; the four means against the reference, nulls skipped."""
+    df = scored_rows(4)
+    _, (map_, map_10, p_10, curve) = execute(block, {"df": df, "pl": pl, "rm": rm})
+
+    ap = per_query_reference(df, ref.average_precision)
+    assert ap["q03"] is None  # the query without relevant rows is skipped below
+    assert map_.item() == pytest.approx(nonnull_mean(ap.values()))
+    ap_10 = per_query_reference(df, lambda rows: ref.ap_at_k(rows, 10))
+    assert map_10.item() == pytest.approx(nonnull_mean(ap_10.values()))
+    p10 = per_query_reference(df, lambda rows: ref.precision_at_k(rows, 10))
+    assert p_10.item() == pytest.approx(nonnull_mean(p10.values()))
+    levels = [i / 10 for i in range(11)]
+    per_level = per_query_reference(df, lambda rows: ref.interpolated_precision(rows, levels))
+    expected_curve = [
+        nonnull_mean(c[i] if c is not None else None for c in per_level.values()) for i in range(11)
+    ]
+    assert curve.item().to_list() == pytest.approx(expected_curve)
+
+
+@runs("TREC evaluation #1")
+def trec_evaluate(block: Block, context: Context) -> None:
+    """Runs on trec_eval's own test run and qrels; compared with trec_eval's output.
+
+    Without ../shared/trec_eval it runs on a small generated pair instead, and
+    only the shape of the result is checked.
+    """
+    if (TREC_EVAL / "results.test").is_file():
+        context.work_in(
+            {"run.txt": TREC_EVAL / "results.test", "qrels.txt": TREC_EVAL / "qrels.test"}
+        )
+    else:
+        df = scored_rows(5)
+        (context.tmp_path / "run.txt").write_text(
+            "".join(f"{q} Q0 {d} 0 {s} run\n" for q, d, s, _ in df.iter_rows())
+        )
+        (context.tmp_path / "qrels.txt").write_text(
+            "".join(f"{q} 0 {d} {r}\n" for q, d, _, r in df.iter_rows())
+        )
+        context.monkeypatch.chdir(context.tmp_path)
+    namespace, _ = execute(block, {})
+
+    result = namespace["result"]
+    comment = re.search(r"result\.per_query\s+# (.+)", block.code)
+    assert comment is not None
+    assert result.per_query.columns == comment.group(1).split(" | ")
+    assert result.aggregate.height == 1
+    means = result.per_query.drop("query").mean()
+    assert result.aggregate.select(means.columns).row(0) == pytest.approx(means.row(0))
+
+    if not (TREC_EVAL / "out.test.aq").is_file():
+        return
+    # trec_eval -m all_trec -q: per query and "all", printed with 4 decimals.
+    printed: dict[tuple[str, str], float] = {}
+    for line in (TREC_EVAL / "out.test.aq").read_text().splitlines():
+        measure, query, value = line.split()
+        if measure in result.per_query.columns:
+            printed[measure, query] = float(value)
+    trec_name = {"nDCG@10": "ndcg_cut_10"}  # the ir_measures name of the same measure
+    for column in result.per_query.columns[1:]:
+        measure = trec_name.get(column, column)
+        for query, value in result.per_query.select("query", column).iter_rows():
+            assert round(value, 4) == printed[measure, query], (column, query)
+        assert round(result.aggregate[column].item(), 4) == printed[measure, "all"], column
+
+
+@runs("Performance #1")
+def explain_plan(block: Block, context: Context) -> None:
+    """Runs on a small ``lf``; the shown (abridged) plan's verbatim parts must be in the real one.
+
+    The shown plan elides expressions (``...``, ``<label>``), so it cannot be
+    compared whole: its fixed parts and its count of each step are.
+    """
+    lf = pl.LazyFrame({"query": ["a", "a", "b"], "score": [0.5, 0.7, 0.1], "relevance": [1, 0, 1]})
+    execute(block, {"lf": lf, "pl": pl, "rm": rm})
+    plan = " ".join(context.capsys.readouterr().out.split())
+    shown = " ".join(block.shown.split())
+    fixed_parts = [
+        "AGGREGATE[maintain_order: false]",
+        "sort_option=SortMultipleOptions { descending: [true], nulls_last: [true], "
+        "multithreaded: true, maintain_order: true, limit: None }",
+        '.list.eval(element().alias("_code").as_struct([element().cum_count()'
+        '.strict_cast(Float64).alias("_rank")])',
+        '.alias("_precision_terms")',
+        '.alias("m")',
+        'BY [col("query")]',
+        'FROM DF ["query", "score", "relevance"]',
+    ]
+    for part in fixed_parts:
+        assert part in shown, f"the test's copy of the README plan is stale: {part}"
+        assert part in plan, f"the README plan shows {part!r}, the real one does not"
+    for step in (".sort_by(", ".implode()", ".list.eval(", ".list.agg("):
+        assert plan.count(step) == shown.count(step) == 1, step
+    # Each measure of the code, and only those, in the shown plan and the real one.
+    measures = re.search(r"rm\.metrics\(\"relevance\", (\[.*?\])", block.source)
+    assert measures is not None
+    names = ast.literal_eval(measures.group(1))
+    assert re.findall(r"<(\S+) from ", shown) == names
+    assert all(f'.alias("{name}")' in plan for name in names)
+
+
+@runs("Ties #1")
+def ties_example(block: Block, context: Context) -> None:
+    """Runs as is; its printed numbers and the table's rows for this library are compared."""
+    namespace, (average,) = execute(block, {})
+
+    comment = re.search(r"# ap ([\d.]+), p3 ([\d.]+), ndcg3 ([\d.]+)", block.code)
+    assert comment is not None
+    assert average.row(0) == pytest.approx([float(x) for x in comment.groups()], abs=5e-7)
+
+    df = namespace["df"]
+    trec_order = {"by": ["score", "doc"], "descending": [True, True]}
+    modes: dict[str, dict[str, Any]] = {
+        '`ties="stable"`, `by=["score", "doc"], descending=[True, True]`': trec_order,
+        '`ties="stable"`, `by="score"` (input order)': {"by": "score"},
+        '`ties="optimistic"`': {"by": "score", "ties": "optimistic"},
+        '`ties="pessimistic"`': {"by": "score", "ties": "pessimistic"},
+        '`ties="average"`': {"by": "score", "ties": "average"},
+    }
+    rows = re.findall(r"^\| this library, (.+?) \| (.+?) \| (.+?) \| (.+?) \|$", block.after, re.M)
+    assert [mode for mode, *_ in rows] == list(modes)
+    for mode, *shown in rows:
+        options = modes[mode]
+        got = df.select(
+            rm.average_precision("rel", **options),
+            rm.precision_at_k("rel", 3, **options).alias("p3"),
+            rm.ndcg_at_k("rel", 3, **options).alias("ndcg3"),
+        ).row(0)
+        assert [round(value, 4) for value in got] == [float(x.strip("*")) for x in shown], mode
+
+
+@runs("Comparing systems #1")
+def comparing_systems(block: Block, context: Context) -> None:
+    """Runs on a generated ``runs.parquet`` of three systems; writes both charts.
+
+    The README's numbers come from data it does not ship, so the printed table
+    is compared in its layout and markers (here too, hybrid beats dense beats
+    bm25 by far), and its numbers against the reference means.
+    """
+    rng = np.random.default_rng(6)
+    frames = []
+    for system, signal in (("bm25", 0.2), ("dense", 1.5), ("hybrid", 3.0)):
+        for q in range(30):
+            labels = np.random.default_rng(q).choice([0, 0, 0, 1, 2], size=20)
+            labels[q % 20] = 1
+            frames.append(
+                pl.DataFrame(
+                    {
+                        "system": system,
+                        "query": f"q{q:02d}",
+                        "doc": [f"d{i}" for i in range(20)],
+                        "score": rng.normal(size=20) + signal * labels,
+                        "relevance": labels,
+                    }
+                )
+            )
+    rankings = pl.concat(frames)
+    context.work_in({"runs.parquet": rankings})
+    execute(block, {})
+    printed = context.capsys.readouterr().out
+
+    assert (context.tmp_path / "curves.png").read_bytes().startswith(b"\x89PNG")
+    assert (context.tmp_path / "delta.svg").read_text().startswith("<svg")
+
+    def table(text: str) -> list[list[str]]:
+        """The cells of the first markdown table in ``text``."""
+        lines = text.splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("|"))
+        rows = []
+        for line in lines[start:]:
+            if not line.startswith("|"):
+                break
+            rows.append([cell.strip() for cell in line.strip("|").split("|")])
+        return rows
+
+    got, shown = table(printed), table(block.after)
+    number = re.compile(r"\d+\.\d+")
+    assert [number.sub("N", cell) for row in got for cell in row] == [
+        number.sub("N", cell) for row in shown for cell in row
+    ]
+    footnote = next(line for line in block.after.splitlines() if line.startswith("Bold:"))
+    assert footnote in printed
+
+    references = {"AP": ref.average_precision, "nDCG@10": lambda rows: ref.ndcg_at_k(rows, 10)}
+    for row in got[2:]:
+        system = row[0].split()[0]
+        runs_of_system = rankings.filter(pl.col("system") == system)
+        for metric, cell in zip(got[0][1:], row[1:], strict=True):
+            per_query = per_query_reference(runs_of_system, references[metric])
+            expected = nonnull_mean(per_query.values())
+            assert float(number.search(cell).group()) == round(expected, 3), (system, metric)
+
+
+@runs("Spark #1")
+def spark_example(block: Block, context: Context) -> None:
+    """Runs in a local Spark session (one the test run started, if any); output compared.
+
+    Compiled only when pyspark or Java is missing.
+    """
+    reason = spark_unavailable()
+    if reason is not None:
+        pytest.skip(f"compiled only: {reason}")
+    execute(block, {})
+    printed = context.capsys.readouterr().out
+
+    def cells(text: str) -> list[list[str]]:
+        return [line.strip("|").split("|") for line in text.splitlines() if line.startswith("|")]
+
+    assert block.output is not None
+
+    def value(cell: str) -> Any:
+        cell = cell.strip()
+        return float(cell) if re.fullmatch(r"\d+\.\d+", cell) else cell
+
+    got, shown = cells(printed), cells(block.output)
+    assert len(got) == len(shown)
+    for got_row, shown_row in zip(got, shown, strict=True):
+        # Polars may round the last bit differently with another number of groups.
+        assert [value(cell) for cell in got_row] == [
+            pytest.approx(x, rel=1e-12) if isinstance(x, float) else x
+            for x in map(value, shown_row)
+        ]
+
+
+# ---------------------------------------------------------------------------
+# The tests
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[block.id for block in BLOCKS])
+def test_readme_block(
+    block: Block,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    compile(parse(block), str(README), "exec")  # every block compiles, even one not run here
+    runner = RUNNERS.get(block.id)
+    assert runner is not None, f"README.md:{block.line}: say in RUNNERS how {block.id} is checked"
+    runner(block, Context(tmp_path, monkeypatch, capsys))
+
+
+def test_every_runner_has_its_block() -> None:
+    assert sorted(RUNNERS) == sorted(block.id for block in BLOCKS)
+
+
+def test_blocks_are_found() -> None:
+    """The parser finds the blocks a plain count of fences finds, under the right headings."""
+    text = README.read_text(encoding="utf-8")
+    assert len(BLOCKS) == text.count("```python\n")
+    assert all(block.section != "" and not block.section.startswith("#") for block in BLOCKS)
+    spark = next(block for block in BLOCKS if block.section == "Spark")
+    assert spark.output is not None and spark.output.startswith("+-----+")
