@@ -446,8 +446,10 @@ def local_session(
     polars_rankmetrics as the driver, disables the web UI, uses
     ``shuffle_partitions`` (default ``2 * cores``) shuffle partitions, and gives
     each worker's Polars a single thread (``POLARS_MAX_THREADS=1``): Spark
-    already runs one task per core. If a session is running already, it is
-    returned unchanged.
+    already runs one task per core. It also turns off shuffle compression (a
+    local shuffle crosses no network) and sends Arrow batches of 200,000 rows
+    rather than 10,000, which together took a third off the benchmark's time.
+    If a session is running already, it is returned unchanged.
 
     Parameters
     ----------
@@ -492,6 +494,10 @@ def local_session(
         .config("spark.default.parallelism", str(cores))
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.executorEnv.POLARS_MAX_THREADS", "1")
+        # A local shuffle never crosses a network: compressing it only costs CPU.
+        .config("spark.shuffle.compress", "false")
+        # Fewer, larger Arrow batches into mapInArrow (the default is 10,000 rows).
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "200000")
     )
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
