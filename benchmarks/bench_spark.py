@@ -1,6 +1,6 @@
 """Spark local mode against the in-process Polars path, on the same parquet file.
 
-Run with ``python -m benchmarks.bench_spark [--rows N] [--cores C]``. Both paths
+Run with ``python -m benchmarks.bench_spark [--rows N] [--cores C] [--whole-partitions]``. Both paths
 read the same parquet file and compute the same measures per query; Spark
 writes its result to the ``noop`` sink so that only the evaluation is timed.
 
@@ -106,7 +106,7 @@ def run_polars(path: Path, doc: bool) -> pl.DataFrame:
     )
 
 
-def run_spark(spark, path: Path, doc: bool, partitions: int, chunk_rows: int) -> None:  # type: ignore[no-untyped-def]
+def run_spark(spark, path: Path, doc: bool, partitions: int, chunk_rows: int | None) -> None:  # type: ignore[no-untyped-def]
     from polars_rankmetrics.spark import evaluate
 
     frame = spark.read.parquet(str(path))
@@ -125,6 +125,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--doc", action="store_true", help="break ties by doc id")
     parser.add_argument("--chunk-rows", type=int, default=200_000)
+    parser.add_argument(
+        "--whole-partitions",
+        action="store_true",
+        help="chunk_rows=None: no sort within partitions, each evaluated whole",
+    )
     parser.add_argument(
         "--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting"
     )
@@ -152,7 +157,8 @@ def main(argv: list[str] | None = None) -> None:
     spark.sparkContext.setLogLevel("ERROR")
 
     def spark_run() -> None:
-        run_spark(spark, path, args.doc, partitions, args.chunk_rows)
+        chunk_rows = None if args.whole_partitions else args.chunk_rows
+        run_spark(spark, path, args.doc, partitions, chunk_rows)
 
     spark_run()  # warm-up: JIT and Python workers
     spark_wall, spark_cpu = measure(spark_run, args.repeat)

@@ -12,7 +12,8 @@ in a frame of several):
 1. the rows are hash-partitioned by query (``repartition``), so that every
    query lives in exactly one partition;
 2. each partition is sorted by query (``sortWithinPartitions``), so that a
-   query's rows are contiguous. Only the query is a sort key: a single-key sort
+   query's rows are contiguous (unless ``chunk_rows=None``, which evaluates
+   each partition whole). Only the query is a sort key: a single-key sort
    is a cheap radix sort in Spark, and the ranking sort happens per query in
    Polars, as locally;
 3. one Python call per partition (``mapInArrow``) receives the partition as
@@ -95,7 +96,8 @@ class _PartitionEvaluator:
     batches are gathered into chunks of at least ``chunk_rows`` rows, each chunk
     is cut after its last complete query, and the incomplete tail is carried
     into the next chunk. When a chunk is a single unfinished query, the next cut
-    is tried at twice its size, so that a huge query costs linear time.
+    is tried at twice its size, so that a huge query costs linear time. With
+    ``chunk_rows=None`` the partition arrives unsorted and is evaluated whole.
     """
 
     query: tuple[str, ...]
@@ -105,7 +107,7 @@ class _PartitionEvaluator:
     measures: tuple[str, ...]
     threshold: float
     no_relevant: NoRelevant
-    chunk_rows: int
+    chunk_rows: int | None
     output: pa.Schema
 
     def expression(self) -> pl.Expr:
@@ -135,6 +137,15 @@ class _PartitionEvaluator:
         yield from table.to_batches()
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        if self.chunk_rows is None:
+            # The partition is not sorted: evaluate it whole.
+            received = list(batches)
+            whole = pa.Table.from_batches(received) if received else None
+            if whole is not None and whole.num_rows:
+                rows = pl.from_arrow(whole)
+                assert isinstance(rows, pl.DataFrame)
+                yield from self._emit(rows)
+            return
         pending: list[pl.DataFrame] = []
         n_pending = 0
         next_cut = self.chunk_rows
@@ -182,7 +193,7 @@ def evaluate(
     threshold: float = 0,
     no_relevant: NoRelevant = "null",
     partitions: int | None = None,
-    chunk_rows: int = 200_000,
+    chunk_rows: int | None = 200_000,
 ) -> SparkDataFrame:
     """
     Per-query ranking measures of a Spark DataFrame, computed with Polars on the workers.
@@ -223,6 +234,9 @@ def evaluate(
         ``spark.sql.shuffle.partitions``.
     chunk_rows
         About how many rows a worker gives Polars at once (whole queries only).
+        ``None`` evaluates each partition whole: Spark then skips the sort within
+        partitions, which took about a fifth off the time in local mode, but a
+        worker holds a whole partition, so choose ``partitions`` to fit.
 
     Returns
     -------
@@ -262,7 +276,8 @@ def evaluate(
     from pyspark.sql.types import BooleanType, DoubleType, NumericType, StructField, StructType
 
     query_names = _as_names(query, "query")
-    chunk_rows = check_k(chunk_rows, "chunk_rows")
+    if chunk_rows is not None:
+        check_k(chunk_rows, "chunk_rows")
     if partitions is not None:
         check_k(partitions, "partitions")
     check_choice(no_relevant, "no_relevant", NoRelevant)
@@ -330,7 +345,10 @@ def evaluate(
     partitioned = (
         rows.repartition(partitions, *keys) if partitions is not None else rows.repartition(*keys)
     )
-    return partitioned.sortWithinPartitions(*keys).mapInArrow(evaluator, schema)
+    if chunk_rows is not None:
+        # Contiguous queries, so that a worker can cut chunks between them.
+        partitioned = partitioned.sortWithinPartitions(*keys)
+    return partitioned.mapInArrow(evaluator, schema)
 
 
 def _arrow_schema(spark: SparkSession, schema: StructType, convert: object) -> pa.Schema:

@@ -147,10 +147,10 @@ def assert_same(actual: pl.DataFrame, expected: pl.DataFrame, keys: str | list[s
 
 @pytest.mark.parametrize(
     ("partitions", "batch_rows", "chunk_rows"),
-    [(1, 10_000, 1_000_000), (3, 7, 5), (7, 3, 1)],
+    [(1, 10_000, 1_000_000), (3, 7, 5), (7, 3, 1), (3, 7, None)],
 )
 def test_identical_to_local_with_doc(
-    spark: Any, partitions: int, batch_rows: int, chunk_rows: int
+    spark: Any, partitions: int, batch_rows: int, chunk_rows: int | None
 ) -> None:
     # Small Arrow batches and chunks cut queries across batches and chunks.
     frame = random_runs(seed=partitions)
@@ -170,9 +170,13 @@ def test_identical_to_local_with_doc(
     assert_same(actual, local_per_query(frame, MEASURES, by=["score", "doc"]), "query")
 
 
-def test_identical_to_local_ties_keep_input_order(spark: Any) -> None:
+@pytest.mark.parametrize("chunk_rows", [200_000, None])
+def test_identical_to_local_ties_keep_input_order(spark: Any, chunk_rows: int | None) -> None:
     frame = random_runs(seed=11)
-    actual = to_polars(rm.spark.evaluate(to_spark(spark, frame), MEASURES, partitions=3))
+    result = rm.spark.evaluate(
+        to_spark(spark, frame), MEASURES, partitions=3, chunk_rows=chunk_rows
+    )
+    actual = to_polars(result)
     expected = local_per_query(frame, MEASURES, by="score")
     assert_same(actual, expected, "query")
     # The tie-breaking matters on this data: reversing the input changes some values.
@@ -258,11 +262,12 @@ def test_summarize_is_the_local_mean(spark: Any) -> None:
     assert local.filter(pl.col("map") == 0).height > 0
 
 
-def test_empty_input_gives_empty_output(spark: Any) -> None:
+@pytest.mark.parametrize("chunk_rows", [200_000, None])
+def test_empty_input_gives_empty_output(spark: Any, chunk_rows: int | None) -> None:
     frame = random_runs(seed=1).head(0)
     sdf = spark.createDataFrame([], "query string, score double, relevance long")
     assert frame.height == 0
-    per_query = rm.spark.evaluate(sdf, ["map", "P@5"])
+    per_query = rm.spark.evaluate(sdf, ["map", "P@5"], chunk_rows=chunk_rows)
     assert per_query.count() == 0
     assert per_query.columns == ["query", "map", "P@5"]
 
