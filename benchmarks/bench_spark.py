@@ -1,7 +1,7 @@
 """Spark local mode against the in-process Polars path, on the same parquet file.
 
-Run with ``python -m benchmarks.bench_spark [--rows N] [--cores C] [--whole-partitions]``. Both paths
-read the same parquet file and compute the same measures per query; Spark
+Run with ``python -m benchmarks.bench_spark [--rows N] [--cores C] [--whole-partitions]``.
+Both paths read the same parquet file and compute the same measures per query; Spark
 writes its result to the ``noop`` sink so that only the evaluation is timed.
 
 Two figures per path:
