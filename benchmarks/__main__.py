@@ -39,6 +39,11 @@ SKLEARN_MAX_ROWS = 2_000_000
 PEERS = {"ranx": ("ranx", "ranx_e2e"), "pytrec_eval": ("pytrec_eval", "pytrec_eval_e2e")}
 
 
+def parse_partitions(text: str) -> int | str:
+    """``'auto'``, or a positive partition count."""
+    return text if text == "auto" else int(text)
+
+
 def parse_size(text: str) -> tuple[int, int]:
     """``'100000x100'`` -> 100,000 queries of 100 documents."""
     try:
@@ -122,9 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--partitions",
         nargs="+",
-        type=int,
-        default=[1],
-        help="partition counts for the parquet contender",
+        type=parse_partitions,
+        default=["auto"],
+        help="partition counts (or auto) for the parquet contender",
     )
     parser.add_argument(
         "--engine",
@@ -177,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
             if name == "parquet":
                 variants = [
                     (
-                        f"parquet_p{p}" if p > 1 else "parquet",
+                        "parquet" if p == "auto" else f"parquet_p{p}",
                         {"partitions": p, "engine": args.engine},
                         f" ({p} partitions, {args.engine} engine)",
                     )

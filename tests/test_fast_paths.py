@@ -273,11 +273,33 @@ def test_evaluate_parquet_partitions_and_engines(tmp_path: object) -> None:
     assert_frame_equal(lazy, expected, check_exact=True)
 
 
+def test_evaluate_parquet_auto_partitions(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    from polars_rankmetrics import parquet
+
+    path = Path(str(tmp_path)) / "runs.parquet"
+    frame = random_rankings(7, n_queries=60)
+    frame.write_parquet(path, row_group_size=50)
+    monkeypatch.setattr(parquet, "ROWS_PER_PASS", 100)
+    passes = -(-frame.height // 100)
+    assert passes > 2
+    assert parquet._auto_partitions(frame, frame.lazy()) == passes
+    assert parquet._auto_partitions(str(path), pl.scan_parquet(path)) == passes
+    assert parquet._auto_partitions(frame.lazy(), frame.lazy()) == 1
+    expected = rm.evaluate_parquet(frame, ["AP", "P@5"], partitions=1)
+    for source in (frame, str(path), frame.lazy()):
+        assert_frame_equal(rm.evaluate_parquet(source, ["AP", "P@5"]), expected, check_exact=True)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
         ({"partitions": 0}, "`partitions` must be a positive int"),
         ({"partitions": 2.5}, "`partitions` must be a positive int"),
+        ({"partitions": "many"}, "`partitions` must be a positive int or 'auto'"),
         ({"engine": "gpu"}, "`engine` must be one of"),
         ({"query": []}, "`query` must name at least one column"),
     ],
