@@ -273,8 +273,9 @@ def test_evaluate_parquet_partitions_and_engines(tmp_path: object) -> None:
     assert_frame_equal(lazy, expected, check_exact=True)
 
 
+@pytest.mark.parametrize("read_once_max_rows", [0, 10**9])
 def test_evaluate_parquet_auto_partitions(
-    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch, read_once_max_rows: int
 ) -> None:
     from pathlib import Path
 
@@ -284,11 +285,19 @@ def test_evaluate_parquet_auto_partitions(
     frame = random_rankings(7, n_queries=60)
     frame.write_parquet(path, row_group_size=50)
     monkeypatch.setattr(parquet, "ROWS_PER_PASS", 100)
+    monkeypatch.setattr(parquet, "READ_ONCE_MAX_ROWS", read_once_max_rows)
     passes = -(-frame.height // 100)
     assert passes > 2
-    assert parquet._auto_partitions(frame, frame.lazy()) == passes
-    assert parquet._auto_partitions(str(path), pl.scan_parquet(path)) == passes
-    assert parquet._auto_partitions(frame.lazy(), frame.lazy()) == 1
+    columns = ["query", "relevance", "score"]
+    assert parquet._auto_plan(frame, frame.lazy(), columns)[1] == passes
+    scanned = pl.scan_parquet(path)
+    planned, parquet_passes = parquet._auto_plan(str(path), scanned, columns)
+    assert parquet_passes == passes
+    read_once = read_once_max_rows >= frame.height
+    # Read once: the plan holds a frame of just the needed columns, not the scan.
+    assert ("Parquet SCAN" in planned.explain()) is not read_once
+    assert planned.collect_schema().names() == (columns if read_once else frame.columns)
+    assert parquet._auto_plan(frame.lazy(), frame.lazy(), columns)[1] == 1
     expected = rm.evaluate_parquet(frame, ["AP", "P@5"], partitions=1)
     for source in (frame, str(path), frame.lazy()):
         assert_frame_equal(rm.evaluate_parquet(source, ["AP", "P@5"]), expected, check_exact=True)
