@@ -1,6 +1,7 @@
 """Spark local mode against the in-process Polars path, on the same parquet file.
 
-Run with ``python -m benchmarks.bench_spark [--rows N] [--cores C] [--whole-partitions]``.
+Run with ``python -m benchmarks.bench_spark [--rows N] [--cores C] [--whole-partitions]
+[--stages]``.
 Both paths read the same parquet file and compute the same measures per query; Spark
 writes its result to the ``noop`` sink so that only the evaluation is timed.
 
@@ -116,6 +117,36 @@ def run_spark(spark, path: Path, doc: bool, partitions: int, chunk_rows: int | N
     per_query.write.format("noop").mode("overwrite").save()
 
 
+def _no_rows(batches):  # type: ignore[no-untyped-def]
+    for batch in batches:
+        yield batch.slice(0, 0)
+
+
+def spark_stages(spark, path: Path, partitions: int, repeat: int) -> list[tuple[str, float]]:  # type: ignore[no-untyped-def]
+    """Best wall-clock seconds of Spark's own steps, without any evaluation.
+
+    Each stage adds one step to the one before: reading the parquet, hashing the
+    rows into partitions by query (the shuffle), and handing every row to a
+    Python worker as Arrow (``mapInArrow`` with a function that returns no rows).
+    """
+    rows = spark.read.parquet(str(path)).select("query", "score", "relevance")
+    shuffled = rows.repartition(partitions, "query")
+    stages = [
+        ("read the parquet", rows),
+        ("+ hash shuffle by query", shuffled),
+        ("+ rows to Python workers as Arrow", shuffled.mapInArrow(_no_rows, rows.schema)),
+    ]
+    timed = []
+    for name, frame in stages:
+
+        def run(frame=frame) -> None:  # type: ignore[no-untyped-def]
+            frame.write.format("noop").mode("overwrite").save()
+
+        run()
+        timed.append((name, measure(run, repeat)[0]))
+    return timed
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000_000)
@@ -129,6 +160,11 @@ def main(argv: list[str] | None = None) -> None:
         "--whole-partitions",
         action="store_true",
         help="chunk_rows=None: no sort within partitions, each evaluated whole",
+    )
+    parser.add_argument(
+        "--stages",
+        action="store_true",
+        help="also time Spark's own steps (read, shuffle, Arrow hand-over) without evaluating",
     )
     parser.add_argument(
         "--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting"
@@ -162,6 +198,7 @@ def main(argv: list[str] | None = None) -> None:
 
     spark_run()  # warm-up: JIT and Python workers
     spark_wall, spark_cpu = measure(spark_run, args.repeat)
+    stages = spark_stages(spark, path, partitions, args.repeat) if args.stages else []
     spark.stop()
 
     load = os.getloadavg()[0]
@@ -180,6 +217,11 @@ def main(argv: list[str] | None = None) -> None:
     wall_ratio = (spark_wall * args.cores) / (polars_wall * pl.thread_pool_size())
     print(f"per-core throughput ratio, wall-clock: {wall_ratio:.2f}x")
     print(f"per-core throughput ratio, CPU time:   {spark_cpu / polars_cpu:.2f}x")
+    if stages:
+        print(f"\n| Spark step, no evaluation | wall s (best of {args.repeat}) | x polars wall |")
+        print("|---|---|---|")
+        for name, wall in stages:
+            print(f"| {name} | {wall:.2f} | {wall / polars_wall:.2f} |")
 
 
 if __name__ == "__main__":

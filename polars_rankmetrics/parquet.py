@@ -12,10 +12,10 @@ from polars_rankmetrics._ranking import IntoExpr, NoRelevant, check_k
 from polars_rankmetrics.multi import metrics
 
 ROWS_PER_PASS = 2_500_000
-"""The rows one pass holds under ``partitions='auto'``.
+"""The rows one pass holds under ``partitions='auto'``, when the rows are in memory.
 
 On the 10M-row benchmark, passes of this size were both the fastest (0.81 s
-in memory against 0.97 s in one pass; 0.98 s from parquet against 1.13 s) and
+in memory against 0.97 s in one pass) and
 held the peak to about 2.5x the Arrow size of the input, against 7.7x.
 """
 
@@ -27,6 +27,14 @@ on the 10M-row benchmark, 0.87 s against 1.0 s. The columns held cost about
 what one pass's working set does (for three 8-byte columns, 20M rows are
 460 MiB, and a pass of :data:`ROWS_PER_PASS` rows peaks near 7.7x its 57 MiB),
 so reading once at most doubles the peak. Larger datasets are read pass by pass.
+"""
+
+SCAN_ROWS_PER_PASS = 12_500_000
+"""The rows one pass holds under ``partitions='auto'`` when each pass reads the files.
+
+Every pass reads all the files again (keeping only its queries), so these
+passes are larger than :data:`ROWS_PER_PASS`: 100M rows took 19 s in 8 passes
+against 33 s in 40. A pass of this size peaks at about 1.5 GiB.
 """
 
 Engine: TypeAlias = Literal["auto", "in-memory", "streaming"]
@@ -63,17 +71,20 @@ def _count_rows(source: Source, frame: pl.LazyFrame) -> int | None:
 def _auto_plan(source: Source, frame: pl.LazyFrame, columns: list[str]) -> tuple[pl.LazyFrame, int]:
     """The frame to evaluate and the number of passes, under ``partitions='auto'``.
 
-    Passes of about :data:`ROWS_PER_PASS` rows; one for a LazyFrame given as
-    such. Parquet of at most :data:`READ_ONCE_MAX_ROWS` rows is first read into
-    memory, only ``columns``.
+    A frame in memory, or parquet of at most :data:`READ_ONCE_MAX_ROWS` rows
+    (read into memory first, only ``columns``), makes passes of about
+    :data:`ROWS_PER_PASS` rows; larger parquet, passes of about
+    :data:`SCAN_ROWS_PER_PASS` rows that each read the files; a LazyFrame given
+    as such, one pass.
     """
     rows = _count_rows(source, frame)
     if rows is None:
         return frame, 1
-    partitions = max(1, -(-rows // ROWS_PER_PASS))
-    if partitions > 1 and not isinstance(source, pl.DataFrame) and rows <= READ_ONCE_MAX_ROWS:
-        frame = frame.select(columns).collect().lazy()
-    return frame, partitions
+    if isinstance(source, pl.DataFrame) or rows <= ROWS_PER_PASS:
+        return frame, max(1, -(-rows // ROWS_PER_PASS))
+    if rows <= READ_ONCE_MAX_ROWS:
+        return frame.select(columns).collect().lazy(), -(-rows // ROWS_PER_PASS)
+    return frame, -(-rows // SCAN_ROWS_PER_PASS)
 
 
 def evaluate_parquet(
@@ -126,7 +137,8 @@ def evaluate_parquet(
         from the parquet metadata or the DataFrame's height. Parquet of at most
         :data:`READ_ONCE_MAX_ROWS` rows is then read once, and the passes filter
         it in memory; larger parquet is read again in every pass, as it is for
-        an int. A LazyFrame is evaluated in one pass under ``'auto'``, as
+        an int, in passes of about :data:`SCAN_ROWS_PER_PASS` rows (a peak near
+        1.5 GiB). A LazyFrame is evaluated in one pass under ``'auto'``, as
         counting its rows would run its plan.
     engine : {'auto', 'in-memory', 'streaming'}
         The polars engine for each pass.
