@@ -15,8 +15,8 @@ ROWS_PER_PASS = 2_500_000
 """The rows one pass holds under ``partitions='auto'``, when the rows are in memory.
 
 On the 10M-row benchmark, passes of this size were both the fastest (0.81 s
-in memory against 0.97 s in one pass) and
-held the peak to about 2.5x the Arrow size of the input, against 7.7x.
+in memory against 0.97 s in one pass) and held the peak to about 2.5x the
+Arrow size of the input, against 7.7x.
 """
 
 READ_ONCE_MAX_ROWS = 20_000_000
