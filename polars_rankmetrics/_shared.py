@@ -23,7 +23,8 @@ changing any result:
   the ideal DCG are computed once per list however many measures read them.
 - :func:`aggregate_top` ranks only the top ``k`` rows of each group
   (``sort_by(...).head(k)``, which polars runs as a partial sort), for statistics
-  that read nothing beyond rank ``k`` and nothing global such as R.
+  that read nothing beyond rank ``k`` but R, which is counted on the unsorted
+  group and put first in the list.
 
 Which path a metric takes is decided in one place, :func:`fast_paths_apply`, so a
 ranking option that changes how positions are read (for example a tie policy
@@ -47,6 +48,7 @@ _DISCOUNT = "_discount"
 _IDEAL = "_ideal_labels"
 _CODE = "_code"
 _VALUE = "_value"
+# Not a per-position quantity: what the probe records when a statistic reads R.
 _N_RELEVANT = "_n_relevant"
 
 # Up to this cutoff a DCG computes its discounts on each list's top k; above it
@@ -66,7 +68,7 @@ def fast_paths_apply(ranking: Ranking) -> bool:
 
 @dataclass(frozen=True, eq=False)
 class _UsageProbe(Ranked):
-    """A ``Ranked`` that records which costly per-position quantities are read."""
+    """A ``Ranked`` that records which costly per-position quantities are read, and R."""
 
     used: set[str] = field(default_factory=set)
 
@@ -94,6 +96,11 @@ class _UsageProbe(Ranked):
     def ideal_labels(self) -> pl.Expr:
         self.used.add(_IDEAL)
         return super().ideal_labels
+
+    @property
+    def n_relevant(self) -> pl.Expr:
+        self.used.add(_N_RELEVANT)
+        return super().n_relevant
 
 
 @dataclass(frozen=True, eq=False)
@@ -182,7 +189,7 @@ class StagedRanked(SharedRanked):
 
 
 def _probe(ranking: Ranking, statistics: Sequence[Callable[[Ranked], object]]) -> set[str]:
-    """Which costly per-position quantities the ``statistics`` read."""
+    """Which costly per-position quantities the ``statistics`` read, and whether R."""
     probe = _UsageProbe(ranking.threshold)
     for statistic in statistics:
         statistic(probe)
@@ -191,6 +198,7 @@ def _probe(ranking: Ranking, statistics: Sequence[Callable[[Ranked], object]]) -
 
 def _shared_vocabulary(ranking: Ranking, used: set[str]) -> tuple[pl.Expr, SharedRanked]:
     """The group's ranked list with the ``used`` quantities as fields, and how to read it."""
+    used = used - {_N_RELEVANT}  # an aggregate, not a per-position quantity
     if not used:
         return ranking.ranked(), SharedRanked(ranking.threshold)
     listed = ranking.ranked().list.eval(_shared_fields(ranking.threshold, used))
@@ -242,14 +250,13 @@ def aggregate_measures(
 
 @dataclass(frozen=True, eq=False)
 class _TopRanked(StagedRanked):
-    """A ``StagedRanked`` over a group's top ``k`` rows, whose R counts the whole group."""
+    """A ``StagedRanked`` over a list of R, the whole group's count, then its top ``k`` rows."""
 
-    reads_n_relevant: list[bool] = field(default_factory=list)
+    code: pl.Expr = field(default_factory=lambda: pl.element().slice(1))
 
     @property
     def n_relevant(self) -> pl.Expr:
-        self.reads_n_relevant.append(True)
-        return pl.field(_N_RELEVANT)
+        return self.aggregate(pl.element().first())
 
 
 def aggregate_top(ranking: Ranking, k: int, statistic: Callable[[Ranked], pl.Expr]) -> pl.Expr:
@@ -257,16 +264,20 @@ def aggregate_top(ranking: Ranking, k: int, statistic: Callable[[Ranked], pl.Exp
 
     Valid for statistics that read nothing beyond rank ``k`` but R: precision,
     recall, F-beta, hit rate, AP and DCG at ``k``. R is counted over the whole
-    group, which needs no sort. Like :func:`aggregate_shared`, ``statistic`` must
-    read the ranking only through :meth:`Ranked.aggregate`.
+    group, which needs no sort, and put first in the list of the top ``k``
+    (attaching it to the aggregates afterwards, with ``struct.with_fields``,
+    costs polars a slow per-group path). Like :func:`aggregate_shared`,
+    ``statistic`` must read the ranking only through :meth:`Ranked.aggregate`.
     """
     if not fast_paths_apply(ranking) or not ranking.by:
         return aggregate_shared(ranking, statistic)
     top = ranking.order(ranking.encoded).head(k).implode()
-    ranked = _TopRanked(ranking.threshold)
+    ranked: StagedRanked
+    if _N_RELEVANT in _probe(ranking, [statistic]):
+        n_relevant = (ranking.label > ranking.threshold).sum().cast(pl.Float64)
+        top = pl.concat_list(n_relevant.implode(), top)
+        ranked = _TopRanked(ranking.threshold)
+    else:
+        ranked = StagedRanked(ranking.threshold)
     value = statistic(ranked).alias(_VALUE)
-    aggregates = top.list.agg(ranked.computed())
-    if ranked.reads_n_relevant:
-        n_relevant = (ranking.label > ranking.threshold).sum()
-        aggregates = aggregates.struct.with_fields(n_relevant.alias(_N_RELEVANT))
-    return aggregates.struct.eval(value).struct.field(_VALUE).name.keep()
+    return top.list.agg(ranked.computed()).struct.eval(value).struct.field(_VALUE).name.keep()
