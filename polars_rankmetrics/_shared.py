@@ -23,8 +23,8 @@ changing any result:
   the ideal DCG are computed once per list however many measures read them.
 - :func:`aggregate_top` ranks only the top ``k`` rows of each group
   (``sort_by(...).head(k)``, which polars runs as a partial sort), for statistics
-  that read nothing beyond rank ``k`` but R, which is counted on the unsorted
-  group and put first in the list.
+  that read nothing beyond rank ``k`` but R and the ideal ranking's top ``k``,
+  which are computed on the unsorted group and put first in the list.
 
 Which path a metric takes is decided in one place, :func:`fast_paths_apply`, so a
 ranking option that changes how positions are read (for example a tie policy
@@ -250,34 +250,55 @@ def aggregate_measures(
 
 @dataclass(frozen=True, eq=False)
 class _TopRanked(StagedRanked):
-    """A ``StagedRanked`` over a list of R, the whole group's count, then its top ``k`` rows."""
+    """A ``StagedRanked`` over a group's top ``k`` rows, after what they do not hold.
 
-    code: pl.Expr = field(default_factory=lambda: pl.element().slice(1))
+    The list is R (when the statistic reads it), then the group's ``k`` highest
+    labels (when it reads the ideal ranking), then the codes of its top ``k``
+    rows. The last two parts both hold ``min(k, group length)`` elements.
+    """
+
+    ideal: pl.Expr = field(default_factory=pl.element)
+
+    @classmethod
+    def over(cls, threshold: float, *, with_r: bool, with_ideal: bool) -> _TopRanked:
+        """Read a list with R first when ``with_r``, then the ideal labels when ``with_ideal``."""
+        start = 1 if with_r else 0
+        length = (pl.len() - start) // 2 if with_ideal else pl.len() - start
+        code = pl.element().slice(start + length if with_ideal else start)
+        return cls(threshold, code=code, ideal=pl.element().slice(start, length))
 
     @property
     def n_relevant(self) -> pl.Expr:
         return self.aggregate(pl.element().first())
 
+    @property
+    def ideal_labels(self) -> pl.Expr:
+        return self.ideal
+
 
 def aggregate_top(ranking: Ranking, k: int, statistic: Callable[[Ranked], pl.Expr]) -> pl.Expr:
     """Evaluate ``statistic`` on each group's top ``k`` rows only (a partial sort).
 
-    Valid for statistics that read nothing beyond rank ``k`` but R: precision,
-    recall, F-beta, hit rate, AP and DCG at ``k``. R is counted over the whole
-    group, which needs no sort, and put first in the list of the top ``k``
-    (attaching it to the aggregates afterwards, with ``struct.with_fields``,
-    costs polars a slow per-group path). Like :func:`aggregate_shared`,
-    ``statistic`` must read the ranking only through :meth:`Ranked.aggregate`.
+    Valid for statistics that read nothing beyond rank ``k`` but R and the ideal
+    ranking's top ``k``: precision, recall, F-beta, hit rate, AP, DCG and nDCG at
+    ``k``. Both are computed on the unsorted group (R needs no sort, the ideal
+    top ``k`` a sort of the labels alone) and put before the top ``k`` in one
+    list: attaching them to the aggregates afterwards, with
+    ``struct.with_fields``, costs polars a slow per-group path. Like
+    :func:`aggregate_shared`, ``statistic`` must read the ranking only through
+    :meth:`Ranked.aggregate`.
     """
     if not fast_paths_apply(ranking) or not ranking.by:
         return aggregate_shared(ranking, statistic)
-    top = ranking.order(ranking.encoded).head(k).implode()
-    ranked: StagedRanked
-    if _N_RELEVANT in _probe(ranking, [statistic]):
-        n_relevant = (ranking.label > ranking.threshold).sum().cast(pl.Float64)
-        top = pl.concat_list(n_relevant.implode(), top)
-        ranked = _TopRanked(ranking.threshold)
-    else:
-        ranked = StagedRanked(ranking.threshold)
+    used = _probe(ranking, [statistic])
+    parts = [ranking.order(ranking.encoded).head(k).implode()]
+    if _IDEAL in used:
+        parts.insert(0, ranking.label.sort(descending=True).head(k).implode())
+    if _N_RELEVANT in used:
+        parts.insert(0, (ranking.label > ranking.threshold).sum().cast(pl.Float64).implode())
+    ranked = _TopRanked.over(
+        ranking.threshold, with_r=_N_RELEVANT in used, with_ideal=_IDEAL in used
+    )
+    listed = parts[0] if len(parts) == 1 else pl.concat_list(parts)
     value = statistic(ranked).alias(_VALUE)
-    return top.list.agg(ranked.computed()).struct.eval(value).struct.field(_VALUE).name.keep()
+    return listed.list.agg(ranked.computed()).struct.eval(value).struct.field(_VALUE).name.keep()

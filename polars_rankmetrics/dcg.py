@@ -16,7 +16,7 @@ from polars_rankmetrics._ranking import (
     check_choice,
     check_k,
 )
-from polars_rankmetrics._shared import aggregate_shared, aggregate_top
+from polars_rankmetrics._shared import aggregate_top
 from polars_rankmetrics._ties import tie_mean
 
 
@@ -163,4 +163,4 @@ def ndcg_at_k(
     check_choice(gain, "gain", Gain)
     check_choice(no_relevant, "no_relevant", NoRelevant)
     ranking = Ranking.build(relevance, by, descending, threshold=0, ties=ties)
-    return aggregate_shared(ranking, lambda ranked: ndcg_statistic(ranked, k, gain, no_relevant))
+    return aggregate_top(ranking, k, lambda ranked: ndcg_statistic(ranked, k, gain, no_relevant))
