@@ -77,20 +77,23 @@ class _UsageProbe(Ranked):
         self.used.add(_RANK)
         return super().rank
 
+    # The quantities below read the rank; a plain `Ranked` builds them, so that
+    # the rank counts as used only where a statistic reads it itself.
+
     @property
     def precision_terms(self) -> pl.Expr:
         self.used.add(_TERMS)
-        return super().precision_terms
+        return Ranked(self.threshold).precision_terms
 
     @property
     def discount(self) -> pl.Expr:
         self.used.add(_DISCOUNT)
-        return super().discount
+        return Ranked(self.threshold).discount
 
     def top_discount(self, k: int) -> pl.Expr:
         if k > _TOP_DISCOUNT_MAX_K:
             self.used.add(_DISCOUNT)
-        return super().top_discount(k)
+        return Ranked(self.threshold).top_discount(k)
 
     @property
     def ideal_labels(self) -> pl.Expr:
@@ -141,29 +144,23 @@ class SharedRanked(Ranked):
 
 
 def _shared_fields(threshold: float, used: set[str]) -> pl.Expr:
-    """Build the struct of the encoded label and the quantities in ``used``, per position."""
+    """Build the struct of the encoded label and the quantities in ``used``, per position.
+
+    Each is the expression of a plain :class:`Ranked`, so the values are the
+    same. The rank is a field only when a statistic reads it itself: the
+    precision terms and the discount compute it inline, which is cheaper than
+    storing it and reading it back (``cum_count`` costs little).
+    """
     plain = Ranked(threshold)
-    # The rank is read by the precision terms and the discount, so it is computed
-    # once whenever either is used; `cum_count` gives 1..n (the list has no nulls)
-    # at a fraction of the cost of `int_range`.
-    needs_rank = bool(used & {_RANK, _TERMS, _DISCOUNT})
-    fields: dict[str, pl.Expr] = {_CODE: pl.element()}
-    if needs_rank:
-        fields[_RANK] = pl.element().cum_count().cast(pl.Float64)
-    if _IDEAL in used:
-        fields[_IDEAL] = plain.ideal_labels
-    shared = pl.struct([expr.alias(name) for name, expr in fields.items()])
-    derived: dict[str, pl.Expr] = {}
-    with_rank = SharedRanked(threshold, code=pl.field(_CODE), available=frozenset())
-    rank = pl.field(_RANK)
-    if _TERMS in used:
-        hit = with_rank.hit
-        derived[_TERMS] = hit * hit.cum_sum() / rank
-    if _DISCOUNT in used:
-        derived[_DISCOUNT] = 1.0 / (rank + 1.0).log(2)
-    if not derived:
-        return shared
-    return shared.struct.with_fields([expr.alias(name) for name, expr in derived.items()])
+    quantities = {
+        _RANK: plain.rank,
+        _IDEAL: plain.ideal_labels,
+        _TERMS: plain.precision_terms,
+        _DISCOUNT: plain.discount,
+    }
+    fields = [pl.element().alias(_CODE)]
+    fields += [expr.alias(name) for name, expr in quantities.items() if name in used]
+    return pl.struct(fields)
 
 
 @dataclass(frozen=True, eq=False)
