@@ -389,9 +389,9 @@ def explain_plan(block: Block, context: Context) -> None:
         "AGGREGATE[maintain_order: false]",
         "sort_option=SortMultipleOptions { descending: [true], nulls_last: [true], "
         "multithreaded: true, maintain_order: true, limit: None }",
-        '.list.eval(element().alias("_code").as_struct([element().cum_count()'
-        '.strict_cast(Float64).alias("_rank")])',
-        '.alias("_precision_terms")',
+        '.list.eval(element().alias("_code").as_struct([',
+        '.alias("_precision_terms")]))',
+        '.alias("_aggregate_0").as_struct([',
         '.alias("m")',
         'BY [col("query")]',
         'FROM DF ["query", "score", "relevance"]',
@@ -399,7 +399,7 @@ def explain_plan(block: Block, context: Context) -> None:
     for part in fixed_parts:
         assert part in shown, f"the test's copy of the README plan is stale: {part}"
         assert part in plan, f"the README plan shows {part!r}, the real one does not"
-    for step in (".sort_by(", ".implode()", ".list.eval(", ".list.agg("):
+    for step in (".sort_by(", ".implode()", ".list.eval(", ".list.agg(", ".struct.eval("):
         assert plan.count(step) == shown.count(step) == 1, step
     # Each measure of the code, and only those, in the shown plan and the real one.
     measures = re.search(r"rm\.metrics\(\"relevance\", (\[.*?\])", block.source)
