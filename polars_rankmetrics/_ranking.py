@@ -369,6 +369,22 @@ class Ranked:
         # cum_count (the list holds no nulls) costs a fraction of int_range in list.agg.
         return self.code.cum_count().cast(pl.Float64)
 
+    def top_hit(self, k: int | pl.Expr | None) -> pl.Expr:
+        """Whether each of the first ``k`` positions (all when ``None``) holds a hit.
+
+        A Boolean: its sum counts the hits as an exact UInt32, and in
+        ``list.agg`` summing (or ``any``, ``arg_max``) Booleans costs a
+        fraction of the same over the Float64 :attr:`hit`.
+        """
+        # Cut the list before comparing: polars does not push the head down.
+        return (self.code if k is None else self.code.head(k)) > self.threshold
+
+    def top_retrieved_gain(self, k: int, gain: Gain) -> pl.Expr:
+        """The gain of the first ``k`` positions, 0 where the row is not retrieved."""
+        # An unretrieved row's code is negative and a retrieved one's is its
+        # label, so clipping at 0 gives the label or 0; either gain of 0 is 0.
+        return self.gain(self.code.head(k).clip(lower_bound=0.0), gain)
+
     @property
     def precision_terms(self) -> pl.Expr:
         """P@i at each relevant retrieved rank i, 0 elsewhere: AP's summands."""

@@ -170,12 +170,18 @@ def tie_mean(ranked: Ranked, values: pl.Expr) -> pl.Expr:
     return groups.total(values) / groups.size
 
 
-def expected_hit(ranked: Ranked) -> pl.Expr:
-    """Return :func:`tie_mean` of :attr:`Ranked.hit`: ``r / n``, read from the fields."""
+def expected_hit(ranked: Ranked, k: int | pl.Expr | None = None) -> pl.Expr:
+    """Return :func:`tie_mean` of :attr:`Ranked.hit` at the first ``k`` positions.
+
+    That is ``r / n``, read from the fields; without ``ties='average'`` it is
+    :meth:`Ranked.top_hit`, a Boolean. ``None`` reads every position. Either
+    sums to the (expected) hits.
+    """
     if ranked.ties != "average":
-        return ranked.hit
+        return ranked.top_hit(k)
     groups = TieGroups(ranked)
-    return groups.hits / groups.size
+    rate = groups.hits / groups.size
+    return rate if k is None else rate.head(k)
 
 
 def expected_precision_terms(ranked: Ranked) -> pl.Expr:

@@ -46,7 +46,7 @@ def ap_at_k_statistic(
     elif denominator == "r":
         value = total / ranked.n_relevant
     else:
-        hits = ranked.aggregate(expected_hit(ranked).head(k).sum())
+        hits = ranked.aggregate(expected_hit(ranked, k).sum())
         value = pl.when(hits > 0).then(total / hits).otherwise(0.0)
     return ranked.if_relevant(value, no_relevant)
 

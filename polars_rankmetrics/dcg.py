@@ -25,9 +25,12 @@ def dcg_statistic(ranked: Ranked, k: int, gain: Gain) -> pl.Expr:
 
     For tied scores the expected gain at a position is its tie group's mean gain.
     """
-    gains = pl.when(ranked.retrieved).then(ranked.gain(ranked.label, gain)).otherwise(0.0)
-    gains = tie_mean(ranked, gains)
-    return ranked.aggregate((gains.head(k) * ranked.top_discount(k)).sum())
+    if ranked.ties == "average":
+        gains = pl.when(ranked.retrieved).then(ranked.gain(ranked.label, gain)).otherwise(0.0)
+        gains = tie_mean(ranked, gains).head(k)
+    else:
+        gains = ranked.top_retrieved_gain(k, gain)
+    return ranked.aggregate((gains * ranked.top_discount(k)).sum())
 
 
 def ideal_dcg_statistic(ranked: Ranked, k: int, gain: Gain) -> pl.Expr:

@@ -21,7 +21,7 @@ from polars_rankmetrics._ties import expected_hit, expected_hit_rate
 
 def hits_at_k(ranked: Ranked, k: int) -> pl.Expr:
     """Count the relevant retrieved rows in the top ``k`` (expected, for tied scores)."""
-    return ranked.aggregate(expected_hit(ranked).head(k).sum())
+    return ranked.aggregate(expected_hit(ranked, k).sum())
 
 
 def precision_statistic(ranked: Ranked, k: int) -> pl.Expr:
@@ -53,7 +53,7 @@ def hit_rate_statistic(ranked: Ranked, k: int) -> pl.Expr:
 def r_precision_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
     """Precision at rank R over a ranked list."""
     # The cutoff R is read inside the aggregate, so as a plain sum, not an aggregate.
-    hits = ranked.aggregate(expected_hit(ranked).head(ranked.relevant.sum()).sum())
+    hits = ranked.aggregate(expected_hit(ranked, ranked.relevant.sum()).sum())
     value = hits / ranked.n_relevant
     return ranked.if_relevant(value, no_relevant)
 

@@ -24,9 +24,9 @@ def reciprocal_rank_statistic(ranked: Ranked, k: int | None, no_relevant: NoRele
     if ranked.ties == "average":
         expected = ranked.aggregate(expected_reciprocal_rank(ranked, k))
         return ranked.if_relevant(expected, no_relevant)
-    hit = ranked.hit if k is None else ranked.hit.head(k)
-    found, first = ranked.aggregate(hit.max()), ranked.aggregate(hit.arg_max())
-    value = pl.when(found > 0).then(1.0 / (first + 1)).otherwise(0.0)
+    hit = ranked.top_hit(k)
+    found, first = ranked.aggregate(hit.any()), ranked.aggregate(hit.arg_max())
+    value = pl.when(found).then(1.0 / (first + 1)).otherwise(0.0)
     return ranked.if_relevant(value, no_relevant)
 
 

@@ -82,7 +82,7 @@ def _safe_ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
 
 
 def _hits_at(ranked: Ranked, k: int | pl.Expr) -> pl.Expr:
-    return ranked.hit.head(k).sum()
+    return ranked.top_hit(k).sum()
 
 
 def _gain(ranked: Ranked, gains: Gains) -> pl.Expr:
