@@ -18,9 +18,11 @@ changing any result:
   through per-list aggregates (:meth:`Ranked.aggregate
   <polars_rankmetrics._ranking.Ranked.aggregate>`: a sum, a count, a first
   position) combined by arithmetic. :class:`StagedRanked` records each distinct
-  aggregate, one ``list.agg`` computes them all into a struct, and the arithmetic
-  runs after it on that struct (``struct.eval``). So R, the hits in the top 10 or
-  the ideal DCG are computed once per list however many measures read them.
+  aggregate, one ``list.eval`` computes them all into a struct (each as a list
+  reduction polars runs over all lists at once, see :func:`_per_list`), and the
+  arithmetic runs after it on that struct (``struct.eval``). So R, the hits in
+  the top 10 or the ideal DCG are computed once per list however many measures
+  read them.
 - :func:`aggregate_top` ranks only the top ``k`` rows of each group
   (``sort_by(...).head(k)``, which polars runs as a partial sort), for statistics
   that read nothing beyond rank ``k`` but R and the ideal ranking's top ``k``,
@@ -180,9 +182,44 @@ class StagedRanked(SharedRanked):
             self.recorded[key] = (f"_aggregate_{len(self.recorded)}", value)
         return pl.field(self.recorded[key][0])
 
-    def computed(self) -> pl.Expr:
-        """The struct of every recorded aggregate, to evaluate with ``list.agg``."""
-        return pl.struct([value.alias(name) for name, value in self.recorded.values()])
+    def computed(self, listed: pl.Expr) -> pl.Expr:
+        """The struct of every recorded aggregate, per ranked list in ``listed``.
+
+        ``list.agg`` would evaluate each aggregate once per list. Instead, the
+        group's list is wrapped in a list of one (``implode``) and each
+        aggregate is evaluated on it by :func:`_per_list` inside one
+        ``list.eval``, so that polars can run the reductions over every list at
+        once.
+        """
+        fields = [_per_list(value).alias(name) for name, value in self.recorded.values()]
+        return listed.implode().list.eval(pl.struct(fields)).list.first()
+
+
+_REDUCTIONS = ("sum", "any", "arg_max", "max", "first")
+"""Reductions that both ``Expr`` and ``Expr.list`` have, with the same meaning."""
+
+
+def _per_list(value: pl.Expr) -> pl.Expr:
+    """Evaluate the aggregate ``value``, written over ``pl.element()``, on a list element.
+
+    When ``value`` is a reduction of a per-position expression (``hits.sum()``,
+    ``hit.any()``, ``hit.arg_max()``...), it is computed as ``list.eval(hits)``
+    then ``.list.sum()``: polars runs an elementwise ``list.eval`` and the list
+    reduction over all lists at once, where ``list.agg`` makes a call per list
+    (at 100,000 lists of 100, a count of hits in the top 10 takes 3.5 ms
+    instead of 10.6 ms). The values are the same. Any other aggregate (a
+    whole statistic that is not staged) is evaluated with ``list.agg``.
+    """
+    inputs = value.meta.pop()
+    if len(inputs) == 1:
+        (values,) = inputs
+        for reduction in _REDUCTIONS:
+            if value.meta.eq(getattr(values, reduction)()):
+                reduced: pl.Expr = getattr(pl.element().list.eval(values).list, reduction)()
+                return reduced
+    # `first` keeps a constant (trec_eval's num_q) to one value: polars 2.1
+    # broadcasts a literal to the list's length in a nested `list.agg`.
+    return pl.element().list.agg(value.first())
 
 
 def _probe(ranking: Ranking, statistics: Sequence[Callable[[Ranked], object]]) -> set[str]:
@@ -220,7 +257,7 @@ def aggregate_shared(ranking: Ranking, statistic: Callable[[Ranked], pl.Expr]) -
     listed, shared = _shared_vocabulary(ranking, _probe(ranking, [statistic]))
     staged = _staged(shared)
     value = statistic(staged).alias(_VALUE)
-    return listed.list.agg(staged.computed()).struct.eval(value).struct.field(_VALUE).name.keep()
+    return staged.computed(listed).struct.eval(value).struct.field(_VALUE).name.keep()
 
 
 def aggregate_measures(
@@ -242,7 +279,7 @@ def aggregate_measures(
         (statistic(staged) if is_staged else staged.aggregate(statistic(shared))).alias(name)
         for name, statistic, is_staged in statistics
     ]
-    return listed.list.agg(staged.computed()).struct.eval(fields)
+    return staged.computed(listed).struct.eval(fields)
 
 
 @dataclass(frozen=True, eq=False)
@@ -298,4 +335,4 @@ def aggregate_top(ranking: Ranking, k: int, statistic: Callable[[Ranked], pl.Exp
     )
     listed = parts[0] if len(parts) == 1 else pl.concat_list(parts)
     value = statistic(ranked).alias(_VALUE)
-    return listed.list.agg(ranked.computed()).struct.eval(value).struct.field(_VALUE).name.keep()
+    return ranked.computed(listed).struct.eval(value).struct.field(_VALUE).name.keep()
