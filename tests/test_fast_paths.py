@@ -20,7 +20,7 @@ from polars.testing import assert_frame_equal
 
 import polars_rankmetrics as rm
 from polars_rankmetrics._ranking import Ranking
-from polars_rankmetrics._shared import StagedRanked
+from polars_rankmetrics._shared import StagedRanked, _per_list
 from polars_rankmetrics.average_precision import ap_at_k_statistic, average_precision_statistic
 from polars_rankmetrics.dcg import dcg_statistic, ndcg_statistic
 from polars_rankmetrics.measures import parse_measure, parse_measures
@@ -355,3 +355,39 @@ def test_staged_aggregates_are_computed_once() -> None:
     for name in ["P@10", "R@10", "AP"]:
         parse_measure(name).statistic(staged, "null")
     assert len(staged.recorded) == 3  # hits in the top 10, R, the sum of AP's terms
+
+
+def test_aggregates_per_list_equal_list_agg() -> None:
+    # Reductions become `list.eval(values).list.<reduction>()`; anything else
+    # stays a `list.agg`. Either way, the value of `list.agg`.
+    lists = pl.DataFrame(
+        {"codes": [[3.0, 0.0, -1.0, 2.0], [0.0], [-3.0, -1.0], [0.0, 1.0, 0.0, 2.0, -1.0]]}
+    )
+    code = pl.element()
+    hit = code > 0.0
+    aggregates = {
+        "hits": hit.sum(),
+        "hits@2": (code.head(2) > 0.0).sum(),
+        "gain": code.clip(lower_bound=0.0).sum(),
+        "found": hit.any(),
+        "first": hit.arg_max(),
+        "best": code.max(),
+        "top": code.first(),
+        "ratio": hit.sum() / code.len(),
+    }
+
+    def nested(values: dict[str, pl.Expr]) -> pl.DataFrame:
+        per_list = pl.struct(_per_list(value).alias(name) for name, value in values.items())
+        return lists.select(pl.col("codes").implode().list.eval(per_list).explode().struct.unnest())
+
+    expected = lists.select(
+        pl.col("codes").list.agg(value).alias(name) for name, value in aggregates.items()
+    )
+    assert_frame_equal(nested(aggregates), expected)
+    assert expected["first"].to_list() == [0, 0, 0, 1]
+    decomposed = [
+        name for name, value in aggregates.items() if ".list.eval(" in str(_per_list(value))
+    ]
+    assert decomposed == ["hits", "hits@2", "gain", "found", "first", "best", "top"]
+    # A constant statistic (trec_eval's num_q) gives one value per list.
+    assert nested({"constant": pl.lit(1.0)})["constant"].to_list() == [1.0] * 4
