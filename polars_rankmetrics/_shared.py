@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from polars_rankmetrics._ranking import Ranked, Ranking
+from polars_rankmetrics._ranking import TOP_DISCOUNT_MAX_K, Ranked, Ranking
 
 # Per-position quantities computed once per list, in dependency order, and the
 # property of `Ranked` each one replaces.
@@ -52,10 +52,6 @@ _CODE = "_code"
 _VALUE = "_value"
 # Not a per-position quantity: what the probe records when a statistic reads R.
 _N_RELEVANT = "_n_relevant"
-
-# Up to this cutoff a DCG computes its discounts on each list's top k; above it
-# (nDCG over the whole ranking), once for every position, shared by DCG and ideal.
-_TOP_DISCOUNT_MAX_K = 1000
 
 
 def fast_paths_apply(ranking: Ranking) -> bool:
@@ -93,7 +89,9 @@ class _UsageProbe(Ranked):
         return Ranked(self.threshold).discount
 
     def top_discount(self, k: int) -> pl.Expr:
-        if k > _TOP_DISCOUNT_MAX_K:
+        # Above this cutoff (nDCG over the whole ranking) the discount is computed
+        # once for every position, shared by DCG and ideal; up to it, off a table.
+        if k > TOP_DISCOUNT_MAX_K:
             self.used.add(_DISCOUNT)
         return Ranked(self.threshold).top_discount(k)
 
