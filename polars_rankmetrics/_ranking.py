@@ -382,9 +382,9 @@ class Ranked:
     def top_hit(self, k: int | pl.Expr | None) -> pl.Expr:
         """Whether each of the first ``k`` positions (all when ``None``) holds a hit.
 
-        A Boolean: its sum counts the hits as an exact UInt32, and in
-        ``list.agg`` summing (or ``any``, ``arg_max``) Booleans costs a
-        fraction of the same over the Float64 :attr:`hit`.
+        A Boolean: its sum counts the hits as an exact UInt32, and summing
+        Booleans (or ``any``, ``arg_max``) over each list costs a fraction of
+        the same over the Float64 :attr:`hit`.
         """
         # Cut the list before comparing: polars does not push the head down.
         return (self.code if k is None else self.code.head(k)) > self.threshold
