@@ -69,7 +69,7 @@ def time_ours(run_path: Path, qrels_path: Path) -> tuple[dict[str, float], dict[
     run = rm.read_trec_run(run_path)
     qrels = rm.read_trec_qrels(qrels_path)
     read = time.perf_counter()
-    result = rm.evaluate(run, qrels, MEASURES)
+    result = rm.evaluate(qrels, run, MEASURES)
     done = time.perf_counter()
     times = {"read": read - started, "evaluate": done - read, "total": done - started}
     return times, result.aggregate.row(0, named=True)

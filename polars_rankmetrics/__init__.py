@@ -3,33 +3,44 @@
 Every metric is a typed function returning a ``pl.Expr``. Importing the package
 also makes them available on expressions as ``pl.col("relevance").rank.<metric>``,
 while ``pl.col(x).rank(...)`` keeps calling polars' own ``Expr.rank``.
+
+The layout, from the bottom up: :mod:`.engine` ranks each group once and
+computes statistics from that ranking; :mod:`.metrics` holds the metric
+families; :mod:`.measures` is the registry of measure names (trec_eval,
+ir_measures, ranx); :func:`metrics` evaluates many of them at once;
+:mod:`.trec`, :mod:`.parquet` and :mod:`.spark` evaluate whole runs, and
+:mod:`.comparisons` compares systems.
 """
 
+from __future__ import annotations
+
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from polars_rankmetrics import spark  # pyspark itself is imported only when used
 from polars_rankmetrics._accessor import install as _install
-from polars_rankmetrics.average_precision import ap_at_k, average_precision
-from polars_rankmetrics.curves import (
+from polars_rankmetrics.comparisons.report import latex_table, markdown_table
+from polars_rankmetrics.measures import list_measures
+from polars_rankmetrics.metrics import (
+    ap_at_k,
+    average_precision,
     binned_pr_curve,
     cumulative_pr,
+    dcg_at_k,
+    f_beta_at_k,
+    hit_rate_at_k,
+    hits_at_k,
     interpolated_ap,
     interpolated_precision,
     mean_curve,
+    ndcg_at_k,
     pr_curve,
-)
-from polars_rankmetrics.dcg import dcg_at_k, ndcg_at_k
-from polars_rankmetrics.multi import metrics
-from polars_rankmetrics.parquet import evaluate_parquet
-from polars_rankmetrics.precision_recall import (
-    f_beta_at_k,
-    hit_rate_at_k,
     precision_at_k,
     r_precision,
     recall_at_k,
+    reciprocal_rank,
 )
-from polars_rankmetrics.reciprocal_rank import reciprocal_rank
-from polars_rankmetrics.report import latex_table, markdown_table
+from polars_rankmetrics.multi import metrics
+from polars_rankmetrics.parquet import evaluate_parquet
 from polars_rankmetrics.trec import (
     Evaluation,
     evaluate,
@@ -40,23 +51,25 @@ from polars_rankmetrics.trec import (
 )
 
 if TYPE_CHECKING:
-    from polars_rankmetrics.comparison import compare
-    from polars_rankmetrics.plot import pr_curve_chart, query_delta_chart
+    from polars_rankmetrics import spark
+    from polars_rankmetrics.comparisons.comparison import compare
+    from polars_rankmetrics.comparisons.plot import pr_curve_chart, query_delta_chart
 
-# Features with optional dependencies (numpy/scipy: `stats`; altair: `plot`) are
-# imported on first use, so that `import polars_rankmetrics` needs neither.
+# Parts with optional or heavy dependencies (numpy/scipy: `stats`; altair: `plot`;
+# pyarrow and pyspark: `spark`) are imported on first use, so that
+# `import polars_rankmetrics` needs none of them and stays quick.
 _LAZY = {
-    "compare": "polars_rankmetrics.comparison",
-    "pr_curve_chart": "polars_rankmetrics.plot",
-    "query_delta_chart": "polars_rankmetrics.plot",
+    "compare": "polars_rankmetrics.comparisons.comparison",
+    "pr_curve_chart": "polars_rankmetrics.comparisons.plot",
+    "query_delta_chart": "polars_rankmetrics.comparisons.plot",
 }
 
 
 def __getattr__(name: str) -> Any:
     """Import the optional features on first access."""
+    if name == "spark":
+        return importlib.import_module("polars_rankmetrics.spark")
     if name in _LAZY:
-        import importlib
-
         return getattr(importlib.import_module(_LAZY[name]), name)
     msg = f"module 'polars_rankmetrics' has no attribute {name!r}"
     raise AttributeError(msg)
@@ -74,9 +87,11 @@ __all__ = [
     "evaluate_parquet",
     "f_beta_at_k",
     "hit_rate_at_k",
+    "hits_at_k",
     "interpolated_ap",
     "interpolated_precision",
     "latex_table",
+    "list_measures",
     "markdown_table",
     "mean_curve",
     "metrics",
@@ -94,6 +109,12 @@ __all__ = [
     "scan_trec_run",
     "spark",
 ]
+
+
+def __dir__() -> list[str]:
+    """The public API: ``__all__``, the lazily loaded names included."""
+    return sorted(__all__)
+
 
 __version__ = "0.1.0"
 

@@ -8,20 +8,81 @@ descriptor:
 - ``expr.rank(...)`` calls polars' own method with the same arguments;
 - ``expr.rank.ap_at_k(...)`` forwards to :func:`polars_rankmetrics.ap_at_k`.
 
-Type checkers cannot see this accessor; the typed functions
-(``polars_rankmetrics.ap_at_k(relevance, ...)``) are the checked path.
+The namespace's methods are generated from the metric functions: each has the
+function's signature without ``relevance`` (the receiving expression) and the
+function's whole docstring, so ``help()``, tab completion and IDE hovers show
+the real documentation. Static type checkers cannot see the accessor; the typed
+functions (``polars_rankmetrics.ap_at_k(relevance, ...)``) are the checked path.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 import polars as pl
 
-from polars_rankmetrics.namespace import RankNameSpace
+from polars_rankmetrics.metrics import FUNCTIONS
+from polars_rankmetrics.multi import metrics
 
 _MARKER = "_polars_rankmetrics_accessor"
+
+
+class RankNameSpace:
+    """Ranking metrics with the receiving expression as the relevance label."""
+
+    _accessor = "rank"
+
+    def __init__(self, expr: pl.Expr, builtin: Callable[..., pl.Expr]) -> None:
+        self._expr = expr
+        self._builtin = builtin
+
+    def __call__(self, *args: Any, **kwargs: Any) -> pl.Expr:
+        """Polars' own ``Expr.rank``: assign ranks to data."""
+        return self._builtin(self._expr, *args, **kwargs)
+
+
+def _method(function: Callable[..., pl.Expr]) -> Callable[..., pl.Expr]:
+    """``function`` as a method whose receiver is the ``relevance`` argument."""
+
+    @functools.wraps(function)
+    def method(self: RankNameSpace, *args: Any, **kwargs: Any) -> pl.Expr:
+        return function(self._expr, *args, **kwargs)
+
+    signature = inspect.signature(function)
+    receiver = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    parameters = [receiver, *list(signature.parameters.values())[1:]]
+    method.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    method.__qualname__ = f"RankNameSpace.{function.__name__}"
+    del method.__wrapped__  # help() and inspect read __signature__, not the function's
+    return method
+
+
+for _function in (*FUNCTIONS, metrics):
+    setattr(RankNameSpace, _function.__name__, _method(_function))
+
+
+def _namespace_doc() -> str:
+    """The namespace's docstring: polars' own ``rank``, then one line per metric."""
+    builtin = inspect.signature(pl.Expr.rank)
+    call = builtin.replace(parameters=list(builtin.parameters.values())[1:])
+    summary = (inspect.getdoc(pl.Expr.rank) or "").split("\n\n")[0]
+    metrics_lines = "\n".join(
+        f"- ``{f.__name__}``: {(inspect.getdoc(f) or '').splitlines()[0]}"
+        for f in (*FUNCTIONS, metrics)
+    )
+    return (
+        "Ranking metrics under ``pl.col(relevance).rank``, and polars' own ``Expr.rank``.\n\n"
+        f"Calling the namespace is polars' built-in ``Expr.rank``, ``pl.col(x).rank{call}``:\n"
+        f"{summary} See ``help(pl.Expr.rank)``.\n\n"
+        "Its attributes are the metrics of polars_rankmetrics, with the receiving\n"
+        f"expression as the relevance label:\n\n{metrics_lines}\n"
+    )
+
+
+RankNameSpace.__doc__ = _namespace_doc()
 
 
 class _RankDescriptor:
@@ -31,12 +92,13 @@ class _RankDescriptor:
 
     def __init__(self, builtin: Callable[..., pl.Expr]) -> None:
         self.builtin = builtin
+        self.namespace = RankNameSpace
         self.__doc__ = builtin.__doc__
 
     def __get__(self, instance: pl.Expr | None, owner: type | None = None) -> Any:
         if instance is None:
             return self.builtin
-        return RankNameSpace(instance, self.builtin)
+        return self.namespace(instance, self.builtin)
 
 
 def _is_polars_builtin(attribute: Any) -> bool:

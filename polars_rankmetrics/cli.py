@@ -6,7 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from polars_rankmetrics import compare_cli, demo, trec_cli
+from polars_rankmetrics import demo
+from polars_rankmetrics.comparisons import cli as compare_cli
+from polars_rankmetrics.trec import cli as trec_cli
 
 
 def main(argv: Sequence[str] | None = None) -> int:

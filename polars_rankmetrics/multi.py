@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import polars as pl
 
-from polars_rankmetrics._measure import Measure
-from polars_rankmetrics._ranking import IntoExpr, NoRelevant, Ranked, Ranking, Ties, check_choice
-from polars_rankmetrics._shared import aggregate_measures
+from polars_rankmetrics._validate import IntoExpr, NoRelevant, Ties, check_choice
+from polars_rankmetrics.engine import Ranking, evaluate
 from polars_rankmetrics.measures import parse_measures
 
 
@@ -78,44 +77,13 @@ def metrics(
     │ b     ┆ 1.0      ┆ 0.5 ┆ 1.0 │
     └───────┴──────────┴─────┴─────┘
     """
-    if isinstance(measures, str) or not measures:
+    if isinstance(measures, str) or not isinstance(measures, Sequence) or not measures:
         msg = f"`measures` must be a non-empty list of measure names, got {measures!r}"
         raise ValueError(msg)
     if len(set(measures)) != len(measures):
         msg = f"`measures` has duplicate names: {list(measures)!r}"
         raise ValueError(msg)
     check_choice(no_relevant, "no_relevant", NoRelevant)
-    parsed = [measure for name in measures for measure in parse_measures(name)]
+    columns = [column for name in measures for column in parse_measures(name)]
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return measures_expression(ranking, parsed, no_relevant)
-
-
-def measures_expression(
-    ranking: Ranking, measures: Sequence[Measure], no_relevant: NoRelevant
-) -> pl.Expr:
-    """One struct of ``measures`` over ``ranking``, from a single sort per group."""
-    names = [measure.name for measure in measures]
-    duplicated = sorted({name for name in names if names.count(name) > 1})
-    if duplicated:
-        msg = f"`measures` give the same output column more than once: {duplicated}"
-        raise ValueError(msg)
-    if ranking.ties == "average":
-        unsupported = [measure.name for measure in measures if not measure.averages_ties]
-        if unsupported:
-            msg = (
-                f"`ties='average'` has no exact expected value for {unsupported}; "
-                "use ties='stable', 'optimistic' or 'pessimistic' for these measures"
-            )
-            raise ValueError(msg)
-
-    def bound(measure: Measure) -> Callable[[Ranked], pl.Expr]:
-        return lambda ranked: measure.statistic(ranked, no_relevant).cast(measure.dtype)
-
-    if any(measure.judged for measure in measures):
-        judged = ranking.in_judged_list
-        return ranking.aggregate_judged(
-            pl.struct(bound(measure)(judged).alias(measure.name) for measure in measures)
-        )
-    return aggregate_measures(
-        ranking, [(measure.name, bound(measure), measure.staged) for measure in measures]
-    )
+    return evaluate(ranking, [column.bind(no_relevant) for column in columns])

@@ -8,7 +8,7 @@ from typing import Literal, TypeAlias
 
 import polars as pl
 
-from polars_rankmetrics._ranking import IntoExpr, NoRelevant, check_k
+from polars_rankmetrics._validate import IntoExpr, NoRelevant, check_k
 from polars_rankmetrics.multi import metrics
 
 ROWS_PER_PASS = 2_500_000

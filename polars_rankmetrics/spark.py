@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped]
 
-from polars_rankmetrics._ranking import NoRelevant, check_choice, check_k
+from polars_rankmetrics._validate import NoRelevant, check_choice, check_k
 from polars_rankmetrics.multi import metrics as metrics_expression
 
 if TYPE_CHECKING:

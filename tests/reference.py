@@ -165,3 +165,59 @@ def interpolated_precision(
         hits += is_relevant(label, threshold)
         curve.append((hits / total, hits / rank))
     return [max((p for r, p in curve if r >= level - 1e-12), default=0.0) for level in levels]
+
+
+def hits_at_k(rows: Sequence[Row], k: int, threshold: float = 0.0) -> float:
+    return float(sum(is_relevant(label, threshold) for label in ranked_labels(rows)[:k]))
+
+
+def interpolated_ap(
+    rows: Sequence[Row], levels: Sequence[float], threshold: float = 0.0
+) -> float | None:
+    values = interpolated_precision(rows, levels, threshold)
+    return None if values is None else sum(values) / len(values)
+
+
+def cumulative_pr(rows: Sequence[Row], threshold: float = 0.0) -> list[dict[str, float] | None]:
+    """Per input row: the counts at its rank (stable ties), None when not retrieved."""
+    total = n_relevant(rows, threshold)
+    order = sorted(
+        (i for i, (score, _) in enumerate(rows) if _retrieved(score)),
+        key=lambda i: -rows[i][0],  # type: ignore[operator]
+    )
+    points: list[dict[str, float] | None] = [None] * len(rows)
+    tp = 0
+    for rank, i in enumerate(order, start=1):
+        tp += is_relevant(rows[i][1], threshold)
+        points[i] = {
+            "tp": tp,
+            "pp": rank,
+            "precision": tp / rank,
+            "recall": tp / total if total else None,  # type: ignore[dict-item]
+        }
+    return points
+
+
+def binned_pr_curve(
+    rows: Sequence[Row], bins: int, threshold: float = 0.0
+) -> list[dict[str, float | None]]:
+    """Equal bins along the ranking: bin i ends at rank ceil(i * N / bins)."""
+    total = n_relevant(rows, threshold)
+    retrieved = sorted(
+        (row for row in rows if _retrieved(row[0])),
+        key=lambda row: -row[0],  # type: ignore[operator]
+    )
+    ends = sorted({-(-i * len(retrieved) // bins) for i in range(1, bins + 1)} - {0})
+    points = []
+    for end in ends:
+        tp = sum(is_relevant(label, threshold) for _, label in retrieved[:end])
+        points.append(
+            {
+                "threshold": retrieved[end - 1][0],
+                "tp": tp,
+                "pp": end,
+                "precision": tp / end,
+                "recall": tp / total if total else None,
+            }
+        )
+    return points

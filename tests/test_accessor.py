@@ -14,7 +14,7 @@ from polars.testing import assert_frame_equal
 
 import polars_rankmetrics as rm
 from polars_rankmetrics import _accessor
-from polars_rankmetrics.namespace import RankNameSpace
+from polars_rankmetrics._accessor import RankNameSpace
 
 FRAME = pl.DataFrame(
     {

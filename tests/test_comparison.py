@@ -103,7 +103,7 @@ def test_holm_and_bonferroni_are_applied_per_metric_across_systems() -> None:
 
 
 def test_randomization_and_bootstrap_tests_match_their_functions() -> None:
-    from polars_rankmetrics.significance import bootstrap_test, randomization_test
+    from polars_rankmetrics.comparisons.significance import bootstrap_test, randomization_test
 
     per_query = _per_query(n_queries=20)
     baseline = _values(per_query, "bm25", "ap")

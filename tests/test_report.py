@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 import polars_rankmetrics as rm
-from polars_rankmetrics.comparison import COMPARISON_SCHEMA
+from polars_rankmetrics.comparisons.comparison import COMPARISON_SCHEMA
 
 
 def _comparison(rows: list[tuple[str, str, float | None, float, bool | None]]) -> pl.DataFrame:

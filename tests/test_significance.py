@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from polars_rankmetrics.significance import (
+from polars_rankmetrics.comparisons.significance import (
     adjust_p_values,
     bootstrap_ci,
     bootstrap_test,
@@ -130,7 +130,7 @@ def test_resampling_tests_are_deterministic_per_seed() -> None:
 def test_resampling_is_blockwise_but_independent_of_block_size(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import polars_rankmetrics.significance as significance
+    import polars_rankmetrics.comparisons.significance as significance
 
     rng = np.random.default_rng(1)
     treatment, baseline = rng.uniform(0, 1, 30), rng.uniform(0, 1, 30)

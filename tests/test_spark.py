@@ -324,7 +324,7 @@ def test_partition_function_cuts_only_between_queries(
         ({"no_relevant": "skip"}, "`no_relevant` must be one of 'null', 'zero'"),
         ({"partitions": 0}, "`partitions` must be a positive int"),
         ({"chunk_rows": 0}, "`chunk_rows` must be a positive int"),
-        ({"threshold": -1}, "`threshold` must be a number >= 0"),
+        ({"threshold": -1}, "`threshold` must be a finite number >= 0"),
         ({"query": []}, "`query` must be a column name"),
     ],
 )

@@ -69,7 +69,7 @@ def pytrec_values(
 @pytest.mark.parametrize(("seed", "level"), [(0, 1), (1, 1), (2, 2), (3, 1)])
 def test_per_query_equals_pytrec_eval(seed: int, level: int) -> None:
     run, qrels = random_case(seed)
-    ours = rm.evaluate(run, qrels, SHARED_MEASURES, relevance_level=level)
+    ours = rm.evaluate(qrels, run, SHARED_MEASURES, relevance_level=level)
     theirs = pytrec_values(run, qrels, level)
     assert sorted(theirs) == ours.per_query.get_column("query").to_list()
     checked = 0
@@ -90,12 +90,12 @@ def test_per_query_equals_pytrec_eval(seed: int, level: int) -> None:
 
 def test_queries_counted_like_trec_eval() -> None:
     run, qrels = random_case(0)
-    ours = rm.evaluate(run, qrels, ["map"])
+    ours = rm.evaluate(qrels, run, ["map"])
     assert ours.ignored_queries == 1  # q10: run only
     assert ours.missing_queries == 1  # q11: qrels only
     assert ours.no_relevant_queries == 1  # q3
     assert "q10" not in ours.per_query.get_column("query")
-    complete = rm.evaluate(run, qrels, ["map", "num_rel", "num_q"], complete=True)
+    complete = rm.evaluate(qrels, run, ["map", "num_rel", "num_q"], complete=True)
     missing = complete.per_query.filter(pl.col("query") == "q11").row(0, named=True)
     assert missing["map"] == 0.0
     assert (

@@ -95,12 +95,12 @@ QRELS = pl.DataFrame({"query": ["1", "1", "2"], "doc": ["a", "z", "b"], "relevan
 def test_ties_broken_by_docno_descending_and_rank_ignored() -> None:
     # Docs a and b tie; trec_eval ranks b (larger docno) first, so a is at rank 2.
     run = RUN.with_columns(rank=pl.Series([1, 2, 3, 1, 2]))
-    result = rm.evaluate(run, QRELS, ["recip_rank", "P_1"])
+    result = rm.evaluate(QRELS, run, ["recip_rank", "P_1"])
     assert result.per_query.row(0) == ("1", 0.5, 0.0)
 
 
 def test_unretrieved_relevant_counts_in_r() -> None:
-    result = rm.evaluate(RUN, QRELS, ["num_rel", "recall_10", "map"])
+    result = rm.evaluate(QRELS, RUN, ["num_rel", "recall_10", "map"])
     assert result.per_query.row(0) == ("1", 2.0, 0.5, 0.25)
 
 
@@ -108,48 +108,50 @@ def test_column_mapping_and_lazy_inputs() -> None:
     run = RUN.rename({"query": "qid", "doc": "docno", "score": "sim"}).lazy()
     qrels = QRELS.rename({"query": "qid", "doc": "docno", "relevance": "rel"}).lazy()
     mapping = {"query": "qid", "doc": "docno", "score": "sim", "relevance": "rel"}
-    mapped = rm.evaluate(run, qrels, "map", columns=mapping)
-    assert_frame_equal(mapped.per_query, rm.evaluate(RUN, QRELS, "map").per_query)
+    mapped = rm.evaluate(qrels, run, "map", columns=mapping)
+    assert_frame_equal(mapped.per_query, rm.evaluate(QRELS, RUN, "map").per_query)
     with pytest.raises(ValueError, match="no column 'query'"):
-        rm.evaluate(run, qrels, "map")
+        rm.evaluate(qrels, run, "map")
 
 
 def test_duplicate_pairs_are_errors() -> None:
     run = pl.concat([RUN, RUN.head(1).with_columns(score=pl.lit(9.0))])
     with pytest.raises(ValueError, match="document 'a' more than once for query '1'"):
-        rm.evaluate(run, QRELS, "map")
+        rm.evaluate(QRELS, run, "map")
     with pytest.raises(ValueError, match="qrels lists document"):
-        rm.evaluate(RUN, pl.concat([QRELS, QRELS.tail(1)]), "map")
+        rm.evaluate(pl.concat([QRELS, QRELS.tail(1)]), RUN, "map")
 
 
 def test_empty_and_unrelated_inputs() -> None:
     with pytest.raises(ValueError, match="the run is empty"):
-        rm.evaluate(RUN.clear(), QRELS, "map")
+        rm.evaluate(QRELS, RUN.clear(), "map")
     with pytest.raises(ValueError, match="the qrels is empty"):
-        rm.evaluate(RUN, QRELS.clear(), "map")
+        rm.evaluate(QRELS.clear(), RUN, "map")
     with pytest.raises(ValueError, match="no relevant document"):
-        rm.evaluate(RUN, QRELS.with_columns(relevance=pl.lit(0)), "map")
+        rm.evaluate(QRELS.with_columns(relevance=pl.lit(0)), RUN, "map")
     with pytest.raises(ValueError, match="no query is in both"):
-        rm.evaluate(RUN.with_columns(query=pl.lit("9")).unique(["query", "doc"]), QRELS, "map")
+        rm.evaluate(QRELS, RUN.with_columns(query=pl.lit("9")).unique(["query", "doc"]), "map")
 
 
 def test_bad_parameters() -> None:
     with pytest.raises(ValueError, match="relevance_level"):
-        rm.evaluate(RUN, QRELS, "map", relevance_level=0)
+        rm.evaluate(QRELS, RUN, "map", relevance_level=0)
     with pytest.raises(ValueError, match="max_per_query"):
-        rm.evaluate(RUN, QRELS, "map", max_per_query=0)
+        rm.evaluate(QRELS, RUN, "map", max_per_query=0)
     with pytest.raises(ValueError, match="unknown measure 'mapp'"):
-        rm.evaluate(RUN, QRELS, "mapp")
+        rm.evaluate(QRELS, RUN, "mapp")
     with pytest.raises(ValueError, match="cutoffs must be positive"):
         parse_measures("P.0,5")
     with pytest.raises(ValueError, match="takes no parameters"):
         parse_measures("map.5")
-    with pytest.raises(ValueError, match="needs 4 coefficients"):
+    with pytest.raises(
+        ValueError, match=r"measure 'utility.1,2': `coefficients` must be 4 numbers"
+    ):
         parse_measures("utility.1,2")
 
 
 def test_max_per_query_keeps_the_top() -> None:
-    result = rm.evaluate(RUN, QRELS, ["num_ret", "num_rel_ret"], max_per_query=1)
+    result = rm.evaluate(QRELS, RUN, ["num_ret", "num_rel_ret"], max_per_query=1)
     assert result.per_query.rows() == [("1", 1.0, 0.0), ("2", 1.0, 0.0)]
 
 
@@ -169,7 +171,7 @@ def test_measure_names() -> None:
 
 def test_ir_measures_names_mean_what_ir_measures_means() -> None:
     # AP@k divides by R (trec_eval map_cut), unlike ap_at_k's default min(k, R).
-    result = rm.evaluate(RUN, QRELS, ["AP@1", "map_cut_1", "P@2", "R@2", "nDCG@2", "RR"])
+    result = rm.evaluate(QRELS, RUN, ["AP@1", "map_cut_1", "P@2", "R@2", "nDCG@2", "RR"])
     row = result.per_query.row(1, named=True)
     assert row["AP@1"] == row["map_cut_1"] == 0.0
     first = result.per_query.row(0, named=True)

@@ -40,7 +40,7 @@ def test_reciprocal_rank_cutoff_is_checked(k: object) -> None:
 
 @pytest.mark.parametrize("beta", [0, -1, math.nan, "1"])
 def test_beta_must_be_positive(beta: object) -> None:
-    with pytest.raises(ValueError, match="`beta` must be a number > 0"):
+    with pytest.raises(ValueError, match="`beta` must be a finite number > 0"):
         rm.f_beta_at_k("relevance", 3, beta=beta, by="score")  # type: ignore[arg-type]
 
 
@@ -76,7 +76,9 @@ def test_by_and_descending_are_checked() -> None:
         rm.average_precision("relevance", by="score", threshold=-1)
     with pytest.raises(ValueError, match="needs scores"):
         rm.pr_curve("relevance", by=None)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="column name or a polars expression"):
+    with pytest.raises(
+        ValueError, match="`relevance` must be a column name or a polars expression"
+    ):
         rm.average_precision(3, by="score")  # type: ignore[arg-type]
 
 
@@ -169,7 +171,7 @@ def test_empty_frame() -> None:
 
 
 def test_average_ties_refuses_measures_without_an_exact_expectation() -> None:
-    with pytest.raises(ValueError, match=r"no exact expected value for \['bpref', 'rbp'\]"):
+    with pytest.raises(ValueError, match=r"no exact expected value for bpref, rbp;"):
         rm.metrics("relevance", ["map", "bpref", "rbp"], by="score", ties="average")
     # The tie-aware trec_eval names average exactly: same as the functions.
     df = pl.DataFrame({"score": [1.0, 0.5, 0.5, 0.5, 0.1], "relevance": [1, 0, 1, 1, 0]})

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import polars as pl
 
-from polars_rankmetrics._ranking import IntoExpr, check_choice
-from polars_rankmetrics.curves import ELEVEN_POINTS, interpolated_precision, pr_curve
+from polars_rankmetrics._validate import IntoExpr, check_choice
+from polars_rankmetrics.metrics.curves import ELEVEN_POINTS, interpolated_precision, pr_curve
 
 if TYPE_CHECKING:
     import altair
@@ -326,7 +326,7 @@ def query_delta_chart(
     │ dense  ┆ q2    ┆ -0.1  ┆ worse     │
     └────────┴───────┴───────┴───────────┘
     """
-    from polars_rankmetrics.comparison import Missing, _query_set, align, prepare
+    from polars_rankmetrics.comparisons.comparison import Missing, _query_set, align, prepare
 
     alt = _altair()
     check_choice(missing, "missing", Missing)

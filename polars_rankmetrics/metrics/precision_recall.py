@@ -1,4 +1,8 @@
-"""Cutoff metrics: precision, recall, F-beta and hit rate at k, and R-precision."""
+"""Cutoff metrics: precision, recall, F-beta, hit rate and hits at k, R-precision.
+
+Also trec_eval's ``relative_P`` (hits in the top k over min(k, R)) and
+``Rprec_mult`` (precision at a multiple of R).
+"""
 
 from __future__ import annotations
 
@@ -6,50 +10,60 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from polars_rankmetrics._ranking import (
+from polars_rankmetrics._validate import (
     IntoExpr,
     NoRelevant,
-    Ranked,
-    Ranking,
     Ties,
-    check_choice,
     check_k,
+    check_number,
+    check_positive,
 )
-from polars_rankmetrics._shared import aggregate_shared, aggregate_top
-from polars_rankmetrics._ties import expected_hit, expected_hit_rate
+from polars_rankmetrics.engine import Ranked, Ranking, evaluate_one, statistic
+from polars_rankmetrics.engine.ties import expected_hit, expected_hit_rate
 
 
-def hits_at_k(ranked: Ranked, k: int) -> pl.Expr:
+def _hits(ranked: Ranked, k: int) -> pl.Expr:
     """Count the relevant retrieved rows in the top ``k`` (expected, for tied scores)."""
     return ranked.aggregate(expected_hit(ranked, k).sum())
 
 
-def precision_statistic(ranked: Ranked, k: int) -> pl.Expr:
+@statistic(exact_average=True, top_k="k", k=check_k)
+def precision_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int) -> pl.Expr:
     """P@k over a ranked list."""
-    return hits_at_k(ranked, k) / k
+    return _hits(ranked, k) / k
 
 
-def recall_statistic(ranked: Ranked, k: int, no_relevant: NoRelevant) -> pl.Expr:
+@statistic(exact_average=True, top_k="k", k=check_k)
+def recall_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int) -> pl.Expr:
     """R@k over a ranked list."""
-    return ranked.if_relevant(hits_at_k(ranked, k) / ranked.n_relevant, no_relevant)
+    return ranked.if_relevant(_hits(ranked, k) / ranked.n_relevant, no_relevant)
 
 
-def f_beta_statistic(ranked: Ranked, k: int, beta: float, no_relevant: NoRelevant) -> pl.Expr:
+@statistic(exact_average=True, top_k="k", k=check_k, beta=check_positive)
+def f_beta_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int, beta: float) -> pl.Expr:
     """F-beta@k over a ranked list: 0 when there is no hit."""
-    hits = hits_at_k(ranked, k)
+    hits = _hits(ranked, k)
     # With h hits, P = h/k and R = h/R, so F = (1 + b²)·h / (b²·R + k).
     weight = beta * beta
     value = (1.0 + weight) * hits / (weight * ranked.n_relevant + k)
     return ranked.if_relevant(value, no_relevant)
 
 
-def hit_rate_statistic(ranked: Ranked, k: int) -> pl.Expr:
+@statistic(exact_average=True, top_k="k", k=check_k)
+def hit_rate_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int) -> pl.Expr:
     """1.0 if a relevant row is in the top ``k``, else 0.0 (a probability, for tied scores)."""
     if ranked.ties == "average":
         return ranked.aggregate(expected_hit_rate(ranked, k))
-    return (hits_at_k(ranked, k) > 0).cast(pl.Float64)
+    return (_hits(ranked, k) > 0).cast(pl.Float64)
 
 
+@statistic(exact_average=True, top_k="k", k=check_k)
+def hits_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int) -> pl.Expr:
+    """The number of relevant retrieved rows in the top ``k`` (expected, for tied scores)."""
+    return _hits(ranked, k).cast(pl.Float64)
+
+
+@statistic(exact_average=True)
 def r_precision_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
     """Precision at rank R over a ranked list."""
     # The cutoff R is read inside the aggregate, so as a plain sum, not an aggregate.
@@ -58,8 +72,30 @@ def r_precision_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
     return ranked.if_relevant(value, no_relevant)
 
 
-def _check_no_relevant(no_relevant: NoRelevant) -> None:
-    check_choice(no_relevant, "no_relevant", NoRelevant)
+def _safe_ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+    """``numerator / denominator``, or 0 where the denominator is 0."""
+    return pl.when(denominator > 0).then(numerator / denominator).otherwise(0.0)
+
+
+@statistic(k=check_k)
+def relative_precision_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int) -> pl.Expr:
+    """Relevant rows in the top k over min(k, R) (trec_eval's ``relative_P``)."""
+    smaller = pl.min_horizontal(pl.lit(float(k)), ranked.n_relevant.cast(pl.Float64))
+    return ranked.if_relevant(ranked.top_hit(k).sum() / smaller, no_relevant)
+
+
+def _multiple(value: object, name: str) -> float:
+    return check_number(value, name, low=0.0)
+
+
+@statistic(multiple=_multiple)
+def r_precision_multiple_statistic(
+    ranked: Ranked, no_relevant: NoRelevant, *, multiple: float
+) -> pl.Expr:
+    """Precision at rank ``floor(multiple·R + 0.9)``, 0 when that rank is 0 (``Rprec_mult``)."""
+    cutoff = (multiple * ranked.n_relevant.cast(pl.Float64) + 0.9).floor()
+    hits = ranked.top_hit(cutoff.cast(pl.Int64)).sum()
+    return ranked.if_relevant(_safe_ratio(hits, cutoff), no_relevant)
 
 
 def precision_at_k(
@@ -134,9 +170,8 @@ def precision_at_k(
     │ 2     ┆ 0.5       │
     └───────┴───────────┘
     """
-    check_k(k)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return aggregate_top(ranking, k, lambda ranked: precision_statistic(ranked, k))
+    return evaluate_one(ranking, precision_statistic.bind("precision_at_k", k=k))
 
 
 def recall_at_k(
@@ -191,10 +226,8 @@ def recall_at_k(
     │ 0.5       │
     └───────────┘
     """
-    check_k(k)
-    _check_no_relevant(no_relevant)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return aggregate_top(ranking, k, lambda ranked: recall_statistic(ranked, k, no_relevant))
+    return evaluate_one(ranking, recall_statistic.bind("recall_at_k", no_relevant, k=k))
 
 
 def f_beta_at_k(
@@ -255,15 +288,8 @@ def f_beta_at_k(
     │ 0.4 ┆ 0.357143 │
     └─────┴──────────┘
     """
-    check_k(k)
-    if isinstance(beta, bool) or not isinstance(beta, int | float) or not beta > 0:
-        msg = f"`beta` must be a number > 0, got {beta!r}"
-        raise ValueError(msg)
-    _check_no_relevant(no_relevant)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return aggregate_top(
-        ranking, k, lambda ranked: f_beta_statistic(ranked, k, float(beta), no_relevant)
-    )
+    return evaluate_one(ranking, f_beta_statistic.bind("f_beta_at_k", no_relevant, k=k, beta=beta))
 
 
 def hit_rate_at_k(
@@ -318,9 +344,8 @@ def hit_rate_at_k(
     │ 0.0 ┆ 1.0 │
     └─────┴─────┘
     """
-    check_k(k)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return aggregate_top(ranking, k, lambda ranked: hit_rate_statistic(ranked, k))
+    return evaluate_one(ranking, hit_rate_statistic.bind("hit_rate_at_k", k=k))
 
 
 def r_precision(
@@ -371,6 +396,61 @@ def r_precision(
     │ 0.5       │
     └───────────┘
     """
-    _check_no_relevant(no_relevant)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return aggregate_shared(ranking, lambda ranked: r_precision_statistic(ranked, no_relevant))
+    return evaluate_one(ranking, r_precision_statistic.bind("r_precision", no_relevant))
+
+
+def hits_at_k(
+    relevance: IntoExpr,
+    k: int,
+    *,
+    by: IntoExpr | Sequence[IntoExpr] | None = None,
+    descending: bool | Sequence[bool] = True,
+    threshold: float = 0,
+    ties: Ties = "stable",
+) -> pl.Expr:
+    """
+    Hits at k: the number of relevant rows in the top ``k`` ranks.
+
+    ``hits@k = (relevant rows in the top k)``, as a Float64 (an expected count
+    under ``ties='average'``): ranx's ``hits@k``. It is ``k`` times
+    :func:`precision_at_k`, and defined, as 0, for a query with no relevant row.
+
+    Parameters
+    ----------
+    relevance
+        Relevance labels; see :func:`precision_at_k`.
+    k
+        The cutoff, a positive int.
+    by
+        The score and tie-breakers; see :func:`precision_at_k`.
+    descending
+        Sort direction; see :func:`precision_at_k`.
+    threshold
+        Labels above this value are relevant.
+    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
+        How rows with equal scores are ordered; see
+        :func:`polars_rankmetrics.precision_at_k`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankmetrics as rm
+    >>> df = pl.DataFrame(
+    ...     {"score": [0.9, 0.8, 0.7, 0.6], "relevance": [1, 0, 1, 1]}
+    ... )
+    >>> df.select(
+    ...     at2=rm.hits_at_k("relevance", 2, by="score"),
+    ...     at3=rm.hits_at_k("relevance", 3, by="score"),
+    ... )
+    shape: (1, 2)
+    ┌─────┬─────┐
+    │ at2 ┆ at3 │
+    │ --- ┆ --- │
+    │ f64 ┆ f64 │
+    ╞═════╪═════╡
+    │ 1.0 ┆ 2.0 │
+    └─────┴─────┘
+    """
+    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
+    return evaluate_one(ranking, hits_statistic.bind("hits_at_k", k=k))

@@ -1,4 +1,8 @@
-"""Precision-recall curves: exact, per row, binned, and interpolated."""
+"""Precision-recall curves: exact, per row, binned, and interpolated.
+
+Also trec_eval's interpolated precision (``iprec_at_recall``, which rounds the
+recall level to a number of relevant rows) and its mean, ``11pt_avg``.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +10,15 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from polars_rankmetrics._ranking import (
+from polars_rankmetrics._validate import (
     IntoExpr,
     NoRelevant,
-    Ranked,
-    Ranking,
     Ties,
-    check_choice,
     check_k,
+    check_number,
 )
-from polars_rankmetrics._ties import expected_hit
+from polars_rankmetrics.engine import Ranked, Ranking, evaluate_one, statistic
+from polars_rankmetrics.engine.ties import expected_hit
 
 ELEVEN_POINTS: tuple[float, ...] = tuple(level / 10 for level in range(11))
 """The standard recall levels 0.0, 0.1, ..., 1.0."""
@@ -107,7 +110,7 @@ def pr_curve(
     └───────────┴─────┴─────┴───────────┴────────┘
     """
     ranking = Ranking.build(relevance, by, descending, threshold)
-    ranked = ranking.in_scored_list
+    ranked = ranking.scored_vocabulary()
     score = ranked.score
     last_of_tie = ranked.retrieved & score.ne_missing(score.shift(-1))
     point = _point(score, ranked.hit.cum_sum(), ranked.rank, ranked.n_relevant)
@@ -176,7 +179,7 @@ def cumulative_pr(
     """
     _refuse_average(ties, "cumulative_pr", "a tied row has no single rank to report counts at")
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    relevant = ranking.label > ranking.threshold
+    relevant = ranking.threshold.admits(ranking.label)
     hit = (relevant & ranking.retrieved).cast(pl.Int64)
     rank_order = ranking.order(pl.int_range(pl.len()))
     position = rank_order.arg_sort()  # 0-based rank of each input row
@@ -275,7 +278,7 @@ def binned_pr_curve(
 
 
 def _equal_bins(ranking: Ranking, n_bins: int) -> pl.Expr:
-    ranked = ranking.in_scored_list
+    ranked = ranking.scored_vocabulary()
     n_retrieved = ranked.n_retrieved.cast(pl.Int64)
     bin_number = pl.int_range(1, n_bins + 1, dtype=pl.Int64)
     ends = ((bin_number * n_retrieved + n_bins - 1) // n_bins).unique(maintain_order=True)
@@ -293,7 +296,7 @@ def _cutoff_bins(ranking: Ranking, cutoffs: list[float]) -> pl.Expr:
     score = ranking.score
     assert score is not None
     descending = ranking.descending[0]
-    relevant = ranking.label > ranking.threshold
+    relevant = ranking.threshold.admits(ranking.label)
     points = []
     for cutoff in sorted(cutoffs, reverse=descending):
         inside = score >= cutoff if descending else score <= cutoff
@@ -305,9 +308,27 @@ def _cutoff_bins(ranking: Ranking, cutoffs: list[float]) -> pl.Expr:
     return curve if name is None else curve.alias(name)
 
 
-def _interpolated_statistic(
-    ranked: Ranked, levels: Sequence[float], no_relevant: NoRelevant
-) -> pl.Expr:
+def _check_level(level: object, name: str) -> float:
+    return check_number(level, name, low=0.0, high=1.0)
+
+
+def _check_levels(recall_levels: object, name: str = "recall_levels") -> tuple[float, ...]:
+    if recall_levels is None:
+        return ELEVEN_POINTS
+    if isinstance(recall_levels, str) or not isinstance(recall_levels, Sequence):
+        msg = f"`{name}` must be a non-empty list of numbers in [0, 1], got {recall_levels!r}"
+        raise ValueError(msg)
+    try:
+        levels = tuple(_check_level(level, name) for level in recall_levels)
+    except ValueError:
+        levels = ()
+    if not levels:
+        msg = f"`{name}` must be a non-empty list of numbers in [0, 1], got {recall_levels!r}"
+        raise ValueError(msg)
+    return levels
+
+
+def _interpolated(ranked: Ranked, levels: Sequence[float], no_relevant: NoRelevant) -> pl.Expr:
     """Interpolated precision at each recall level, as one list."""
     tp = ranked.hit.cum_sum()
     precision = tp / ranked.rank
@@ -323,6 +344,57 @@ def _interpolated_statistic(
     return pl.when(n_relevant > 0).then(values).otherwise(None if no_relevant == "null" else zeros)
 
 
+@statistic(dtype=pl.List(pl.Float64), recall_levels=_check_levels)
+def interpolated_precision_statistic(
+    ranked: Ranked, no_relevant: NoRelevant, *, recall_levels: tuple[float, ...]
+) -> pl.Expr:
+    """Interpolated precision at each recall level (the textbook definition), as a list."""
+    return _interpolated(ranked, recall_levels, no_relevant)
+
+
+@statistic(recall_levels=_check_levels)
+def interpolated_ap_statistic(
+    ranked: Ranked, no_relevant: NoRelevant, *, recall_levels: tuple[float, ...]
+) -> pl.Expr:
+    """The mean interpolated precision over the recall levels."""
+    return _interpolated(ranked, recall_levels, no_relevant).list.mean()
+
+
+def _recall_cutoff(level: float, n_relevant: pl.Expr) -> pl.Expr:
+    """Return the number of relevant rows a recall level stands for: ``lround(level·R)``."""
+    return (level * n_relevant.cast(pl.Float64) + 0.5).floor()
+
+
+def _trec_interpolated(ranked: Ranked, level: float, no_relevant: NoRelevant) -> pl.Expr:
+    hit = ranked.top_hit(None)
+    found = hit.cast(pl.Float64).cum_sum()
+    cutoff = pl.max_horizontal(_recall_cutoff(level, ranked.n_relevant), pl.lit(1.0))
+    precision = (found / ranked.rank).filter(hit & (found >= cutoff))
+    return ranked.if_relevant(precision.max().fill_null(0.0), no_relevant)
+
+
+@statistic(level=_check_level)
+def trec_interpolated_precision_statistic(
+    ranked: Ranked, no_relevant: NoRelevant, *, level: float
+) -> pl.Expr:
+    """Interpolated precision at a recall level, as trec_eval 10 computes it.
+
+    The level is first turned into a number of relevant rows,
+    ``c = lround(level·R)``; the value is the highest precision at the rank of
+    the m-th relevant retrieved row, over every m >= max(c, 1), or 0.
+    """
+    return _trec_interpolated(ranked, level, no_relevant)
+
+
+@statistic(levels=_check_levels)
+def eleven_point_statistic(
+    ranked: Ranked, no_relevant: NoRelevant, *, levels: tuple[float, ...]
+) -> pl.Expr:
+    """The mean of trec_eval's interpolated precision over recall levels (``11pt_avg``)."""
+    total = pl.sum_horizontal(*(_trec_interpolated(ranked, level, no_relevant) for level in levels))
+    return ranked.if_relevant(total / len(levels), no_relevant)
+
+
 def _refuse_average(ties: Ties, function: str, reason: str) -> None:
     if ties == "average":
         msg = (
@@ -330,18 +402,6 @@ def _refuse_average(ties: Ties, function: str, reason: str) -> None:
             "use 'optimistic' and 'pessimistic' for bounds"
         )
         raise ValueError(msg)
-
-
-def _check_levels(recall_levels: Sequence[float] | None) -> tuple[float, ...]:
-    if recall_levels is None:
-        return ELEVEN_POINTS
-    levels = tuple(float(level) for level in recall_levels)
-    if not levels or not all(0.0 <= level <= 1.0 for level in levels):
-        msg = (
-            f"`recall_levels` must be a non-empty list of numbers in [0, 1], got {recall_levels!r}"
-        )
-        raise ValueError(msg)
-    return levels
 
 
 def interpolated_precision(
@@ -398,13 +458,11 @@ def interpolated_precision(
     >>> df.select(ip=rm.interpolated_precision("relevance", by="score")).item().to_list()
     [0.5, 0.5, 0.4, 0.4, 0.4, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     """
-    levels = _check_levels(recall_levels)
-    check_choice(no_relevant, "no_relevant", NoRelevant)
-    _refuse_average(
-        ties, "interpolated_precision", "an expected maximum over ranks has no closed form"
-    )
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return ranking.aggregate(_interpolated_statistic(ranking.in_list, levels, no_relevant))
+    bound = interpolated_precision_statistic.bind(
+        "interpolated_precision", no_relevant, recall_levels=recall_levels
+    )
+    return evaluate_one(ranking, bound)
 
 
 def interpolated_ap(
@@ -457,12 +515,11 @@ def interpolated_ap(
     │ 0.848485  │
     └───────────┘
     """
-    levels = _check_levels(recall_levels)
-    check_choice(no_relevant, "no_relevant", NoRelevant)
-    _refuse_average(ties, "interpolated_ap", "an expected maximum over ranks has no closed form")
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    statistic = _interpolated_statistic(ranking.in_list, levels, no_relevant).list.mean()
-    return ranking.aggregate(statistic)
+    bound = interpolated_ap_statistic.bind(
+        "interpolated_ap", no_relevant, recall_levels=recall_levels
+    )
+    return evaluate_one(ranking, bound)
 
 
 def mean_curve(curve: IntoExpr, length: int = len(ELEVEN_POINTS)) -> pl.Expr:

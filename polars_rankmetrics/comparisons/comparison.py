@@ -15,8 +15,8 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 import polars as pl
 
-from polars_rankmetrics._ranking import check_choice
-from polars_rankmetrics.significance import (
+from polars_rankmetrics._validate import check_choice
+from polars_rankmetrics.comparisons.significance import (
     Correction,
     FloatArray,
     adjust_p_values,

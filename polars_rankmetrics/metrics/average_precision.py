@@ -7,17 +7,16 @@ from typing import Literal, TypeAlias
 
 import polars as pl
 
-from polars_rankmetrics._ranking import (
+from polars_rankmetrics._validate import (
     IntoExpr,
     NoRelevant,
-    Ranked,
-    Ranking,
     Ties,
-    check_choice,
     check_k,
+    choice,
+    optional,
 )
-from polars_rankmetrics._shared import aggregate_shared, aggregate_top
-from polars_rankmetrics._ties import (
+from polars_rankmetrics.engine import Ranked, Ranking, evaluate_one, statistic
+from polars_rankmetrics.engine.ties import (
     expected_ap_over_hits,
     expected_hit,
     expected_precision_terms,
@@ -27,16 +26,14 @@ Denominator: TypeAlias = Literal["min_k_r", "r", "hits"]
 """What AP@k divides by: ``min(k, R)``, ``R``, or the hits in the top k."""
 
 
-def average_precision_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
-    """AP over a ranked list."""
-    value = ranked.aggregate(expected_precision_terms(ranked).sum()) / ranked.n_relevant
-    return ranked.if_relevant(value, no_relevant)
-
-
-def ap_at_k_statistic(
-    ranked: Ranked, k: int, denominator: Denominator, no_relevant: NoRelevant
+@statistic(exact_average=True, top_k="k", k=optional(check_k), denominator=choice(Denominator))
+def ap_statistic(
+    ranked: Ranked, no_relevant: NoRelevant, *, k: int | None = None, denominator: Denominator = "r"
 ) -> pl.Expr:
-    """AP@k over a ranked list."""
+    """AP over a ranked list, or AP@k with one of three denominators."""
+    if k is None:
+        value = ranked.aggregate(expected_precision_terms(ranked).sum()) / ranked.n_relevant
+        return ranked.if_relevant(value, no_relevant)
     total = ranked.aggregate(expected_precision_terms(ranked).head(k).sum())
     if denominator == "hits" and ranked.ties == "average":
         # E[sum / hits] is not E[sum] / E[hits]: see expected_ap_over_hits.
@@ -131,11 +128,8 @@ def average_precision(
     │ 0.604167 ┆ 0.75       ┆ 0.604167    ┆ 0.680556 │
     └──────────┴────────────┴─────────────┴──────────┘
     """
-    check_choice(no_relevant, "no_relevant", NoRelevant)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return aggregate_shared(
-        ranking, lambda ranked: average_precision_statistic(ranked, no_relevant)
-    )
+    return evaluate_one(ranking, ap_statistic.bind("average_precision", no_relevant))
 
 
 def ap_at_k(
@@ -206,10 +200,6 @@ def ap_at_k(
     │ 0.555556 ┆ 0.416667 ┆ 0.833333 │
     └──────────┴──────────┴──────────┘
     """
-    check_k(k)
-    check_choice(no_relevant, "no_relevant", NoRelevant)
-    check_choice(denominator, "denominator", Denominator)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return aggregate_top(
-        ranking, k, lambda ranked: ap_at_k_statistic(ranked, k, denominator, no_relevant)
-    )
+    bound = ap_statistic.bind("ap_at_k", no_relevant, k=check_k(k), denominator=denominator)
+    return evaluate_one(ranking, bound)

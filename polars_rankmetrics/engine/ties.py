@@ -1,7 +1,7 @@
 """Expected metric values over every ordering of tied scores (``ties='average'``).
 
 With ``ties='average'`` each group's rows are sorted by the primary score into a
-list of ``{code, score}`` structs (:meth:`Ranking.aggregate`). A *tie group* is a
+list of ``{code, score}`` structs (:meth:`.Ranking.ranked_with_scores`). A *tie group* is a
 run of equal scores in that list; the unretrieved tail (null scores) is one more
 run, which holds no hit and no gain. Every ordering of the rows inside each tie
 group is equally likely, independently across groups, and each statistic is the
@@ -33,12 +33,10 @@ pp. 414-421.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import polars as pl
 
-if TYPE_CHECKING:
-    from polars_rankmetrics._ranking import Ranked
+from polars_rankmetrics.engine.ranked import Ranked
 
 
 def annotate_tie_groups(scored: Ranked) -> pl.Expr:

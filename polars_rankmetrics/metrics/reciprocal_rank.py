@@ -6,20 +6,15 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from polars_rankmetrics._ranking import (
-    IntoExpr,
-    NoRelevant,
-    Ranked,
-    Ranking,
-    Ties,
-    check_choice,
-    check_k,
-)
-from polars_rankmetrics._shared import aggregate_shared
-from polars_rankmetrics._ties import expected_reciprocal_rank
+from polars_rankmetrics._validate import IntoExpr, NoRelevant, Ties, check_k, optional
+from polars_rankmetrics.engine import Ranked, Ranking, evaluate_one, statistic
+from polars_rankmetrics.engine.ties import expected_reciprocal_rank
 
 
-def reciprocal_rank_statistic(ranked: Ranked, k: int | None, no_relevant: NoRelevant) -> pl.Expr:
+@statistic(exact_average=True, k=optional(check_k))
+def reciprocal_rank_statistic(
+    ranked: Ranked, no_relevant: NoRelevant, *, k: int | None = None
+) -> pl.Expr:
     """RR over a ranked list: 0 when no relevant row is retrieved (within ``k``)."""
     if ranked.ties == "average":
         expected = ranked.aggregate(expected_reciprocal_rank(ranked, k))
@@ -84,10 +79,7 @@ def reciprocal_rank(
     │ 0.333333 ┆ 0.0     │
     └──────────┴─────────┘
     """
-    if k is not None:
-        check_k(k)
-    check_choice(no_relevant, "no_relevant", NoRelevant)
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return aggregate_shared(
-        ranking, lambda ranked: reciprocal_rank_statistic(ranked, k, no_relevant)
+    return evaluate_one(
+        ranking, reciprocal_rank_statistic.bind("reciprocal_rank", no_relevant, k=k)
     )

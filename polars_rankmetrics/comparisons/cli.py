@@ -27,6 +27,7 @@ from typing import Any
 import polars as pl
 
 from polars_rankmetrics.multi import metrics
+from polars_rankmetrics.trec import evaluate, read_trec_qrels, read_trec_run
 
 _TEST_NAMES = {
     "t": "paired t-test",
@@ -42,18 +43,6 @@ class CommandError(Exception):
 
 def _is_parquet(path: Path) -> bool:
     return path.suffix.lower() in (".parquet", ".pq")
-
-
-def _trec_module() -> Any:
-    try:
-        from polars_rankmetrics import trec
-    except ImportError as error:
-        msg = (
-            "reading TREC files needs polars_rankmetrics.trec, which this installation "
-            "lacks; pass parquet files instead"
-        )
-        raise CommandError(msg) from error
-    return trec
 
 
 def _read_parquet(path: Path, columns: Sequence[str], what: str) -> pl.DataFrame:
@@ -81,8 +70,7 @@ def _read_keyed(path: Path, what: str, value: pl.Expr) -> pl.DataFrame:
     if _is_parquet(path):
         frame = _read_parquet(path, ("query", "doc", value.meta.output_name()), what)
     else:
-        trec = _trec_module()
-        frame = trec.read_trec_run(path) if what == "run" else trec.read_trec_qrels(path)
+        frame = read_trec_run(path) if what == "run" else read_trec_qrels(path)
     keyed = frame.select(pl.col("query").cast(pl.String), pl.col("doc").cast(pl.String), value)
     _check_unique_pairs(keyed, path)
     return keyed.with_columns(_run_id=frame["run_id"]) if "run_id" in frame.columns else keyed
@@ -131,7 +119,7 @@ def evaluate_run(
 ) -> tuple[str, pl.DataFrame]:
     """Evaluate one run: its system name and one row per query, one column per measure."""
     if not _is_parquet(path):
-        evaluation = _trec_module().evaluate(path, qrels, list(measures))
+        evaluation = evaluate(qrels, path, list(measures))
         return str(evaluation.run_id or path.stem), evaluation.per_query
     name, run = read_run(path)
     per_query = (
@@ -215,8 +203,8 @@ def compare_report(
     output_format: str,
 ) -> str:
     """Compare evaluated systems and render the result; the baseline defaults to the first."""
-    from polars_rankmetrics.comparison import compare
-    from polars_rankmetrics.report import latex_table, markdown_table
+    from polars_rankmetrics.comparisons.comparison import compare
+    from polars_rankmetrics.comparisons.report import latex_table, markdown_table
 
     chosen = per_query["system"][0] if baseline is None else baseline
     comparison = compare(
@@ -298,7 +286,7 @@ def curve_rankings(qrels: pl.DataFrame, run_paths: Sequence[Path]) -> pl.DataFra
 
 def build_chart(args: argparse.Namespace, qrels: pl.DataFrame, run_paths: list[Path]) -> Any:
     """Build the chart the ``plot`` arguments ask for."""
-    from polars_rankmetrics.plot import pr_curve_chart, query_delta_chart
+    from polars_rankmetrics.comparisons.plot import pr_curve_chart, query_delta_chart
 
     if args.delta is not None:
         per_query = evaluate_runs(qrels, run_paths, [args.delta])

@@ -96,7 +96,7 @@ def paired_t_test(treatment: ArrayLike, baseline: ArrayLike) -> float:
 
     Examples
     --------
-    >>> from polars_rankmetrics.significance import paired_t_test
+    >>> from polars_rankmetrics.comparisons.significance import paired_t_test
     >>> round(paired_t_test([0.5, 0.6, 0.9, 0.7], [0.4, 0.6, 0.5, 0.5]), 6)
     0.132842
     """
@@ -150,7 +150,7 @@ def randomization_test(
     Four queries, so the 16 sign flips are enumerated: 2 of them reach the
     observed ``|sum(d)| = 0.8`` (the identity and the flip of every sign).
 
-    >>> from polars_rankmetrics.significance import randomization_test
+    >>> from polars_rankmetrics.comparisons.significance import randomization_test
     >>> randomization_test([0.5, 0.6, 0.9, 0.7], [0.4, 0.5, 0.5, 0.5])
     0.125
     """
@@ -198,7 +198,7 @@ def bootstrap_test(
 
     Examples
     --------
-    >>> from polars_rankmetrics.significance import bootstrap_test
+    >>> from polars_rankmetrics.comparisons.significance import bootstrap_test
     >>> treatment = [0.5, 0.6, 0.9, 0.7, 0.4, 0.8]
     >>> bootstrap_test(treatment, [0.5, 0.6, 0.9, 0.7, 0.4, 0.8])
     1.0
@@ -260,7 +260,7 @@ def bootstrap_ci(
 
     Examples
     --------
-    >>> from polars_rankmetrics.significance import bootstrap_ci
+    >>> from polars_rankmetrics.comparisons.significance import bootstrap_ci
     >>> low, high = bootstrap_ci([0.2, 0.4, 0.6, 0.8, 1.0], n_resamples=2000)
     >>> bool(0.2 < low < 0.6 < high < 1.0)
     True
@@ -292,7 +292,7 @@ def t_ci(values: ArrayLike, *, confidence: float = 0.95) -> tuple[float, float]:
 
     Examples
     --------
-    >>> from polars_rankmetrics.significance import t_ci
+    >>> from polars_rankmetrics.comparisons.significance import t_ci
     >>> [round(bound, 4) for bound in t_ci([0.2, 0.4, 0.6, 0.8, 1.0])]
     [0.2074, 0.9926]
     """
@@ -338,7 +338,7 @@ def adjust_p_values(p_values: ArrayLike, correction: Correction | None) -> Float
 
     Examples
     --------
-    >>> from polars_rankmetrics.significance import adjust_p_values
+    >>> from polars_rankmetrics.comparisons.significance import adjust_p_values
     >>> adjust_p_values([0.01, 0.04, 0.03], "holm").round(4).tolist()
     [0.03, 0.06, 0.06]
     >>> adjust_p_values([0.01, 0.04, 0.03], "bonferroni").round(4).tolist()

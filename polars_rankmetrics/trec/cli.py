@@ -15,9 +15,9 @@ from typing import Any
 
 import polars as pl
 
-from polars_rankmetrics._measure import Measure
-from polars_rankmetrics.trec import Evaluation, evaluate
-from polars_rankmetrics.trec_measures import FAMILY_ORDER, NICKNAMES, split_trec_name
+from polars_rankmetrics.measures import Column
+from polars_rankmetrics.measures.trec_names import FAMILY_ORDER, NICKNAMES, split_trec_name
+from polars_rankmetrics.trec.evaluate import Evaluation, evaluate
 
 
 def requested_measures(options: list[str] | None) -> tuple[list[str], bool]:
@@ -55,10 +55,10 @@ def requested_measures(options: list[str] | None) -> tuple[list[str], bool]:
     return names + others, "runid" in parameters
 
 
-def _value(measure: Measure, value: Any) -> str:
-    if measure.dtype == pl.String:
+def _value(column: Column, value: Any) -> str:
+    if column.dtype == pl.String:
         return f"'{value}'"
-    if measure.integer:
+    if column.measure.integer:
         return f"{int(value)}"
     return f"{value:6.4f}"
 
@@ -72,7 +72,7 @@ def trec_eval_text(
 ) -> str:
     """Format ``result`` exactly as trec_eval prints it."""
     lines: list[str] = []
-    shown = [m for m in result.measures if m.per_query]
+    shown = [m for m in result.measures if m.measure.per_query]
     if per_query:
         for row in result.per_query.iter_rows(named=True):
             query = row["query"]
@@ -84,7 +84,7 @@ def trec_eval_text(
         lines.extend(
             _line(m.name, "all", _value(m, totals[m.name]))
             for m in result.measures
-            if m.summary != "none"
+            if m.measure.summary != "none"
         )
     return "".join(lines)
 
@@ -120,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
     names, runid = requested_measures(args.measure)
     try:
         result = evaluate(
-            args.run_file,
             args.qrels_file,
+            args.run_file,
             names,
             complete=args.complete,
             max_per_query=args.max_per_query,

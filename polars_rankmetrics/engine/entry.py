@@ -1,0 +1,118 @@
+"""The engine's entry point: every statistic over each group's ranking, by one sort.
+
+:func:`evaluate` (several statistics, one struct) and :func:`evaluate_one` (one
+value) are the only ways the metric functions, :func:`polars_rankmetrics.metrics`,
+``evaluate()`` and Spark compute statistics. Here, and only here, the path is
+chosen:
+
+1. ``ties='average'``: statistics without an exact tie-averaged form are
+   refused, naming them; the others read the tie-annotated ``{code, score}``
+   list (:mod:`.ties`), each with ``list.agg``;
+2. a statistic reads raw labels (bpref, infAP, unj, custom gains, ...): every
+   statistic reads the ``{code, raw}`` list, each with ``list.agg``;
+3. otherwise the fast paths of :mod:`.staged`: one statistic that reads nothing
+   beyond its cutoff ranks only the top k rows; any other set shares its
+   per-position quantities and per-list aggregates.
+
+Every path gives the values of :func:`plain`, the reference path (one sorted
+list, each statistic computed on it from scratch), bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from polars_rankmetrics.engine.ranked import Ranked
+from polars_rankmetrics.engine.ranking import Ranking
+from polars_rankmetrics.engine.staged import Usage, probe, staged_struct, staged_value, top_value
+from polars_rankmetrics.engine.statistic import Bound
+
+FAST_PATHS = True
+"""Whether :func:`evaluate` and :func:`evaluate_one` may take the fast paths.
+
+The tests turn it off to build the same expressions by :func:`plain` and
+compare the two bit for bit.
+"""
+
+
+def _check(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -> None:
+    """Refuse what no path can compute correctly, saying which contract fails."""
+    names = [bound.name for bound in statistics]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        msg = f"`measures` give the same output column more than once: {repeated}"
+        raise ValueError(msg)
+    if ranking.ties != "average":
+        return
+    refused = [bound.name for bound in statistics if not bound.exact_average]
+    if refused:
+        msg = (
+            f"`ties='average'` has no exact expected value for {', '.join(refused)}; "
+            "use ties='stable', 'optimistic' or 'pessimistic' for "
+            f"{'it' if len(refused) == 1 else 'these'}"
+        )
+        raise ValueError(msg)
+    if usage.reads_raw:
+        msg = (
+            f"{', '.join(names)}: a statistic that reads raw labels cannot declare an exact "
+            "`ties='average'` form (the tie-averaged list holds no raw labels)"
+        )
+        raise ValueError(msg)
+
+
+def _listed(ranking: Ranking, usage: Usage) -> tuple[pl.Expr, Ranked]:
+    """The list the plain path reads, and the vocabulary over it."""
+    if ranking.ties == "average":
+        return ranking.ranked_with_scores(), ranking.vocabulary()
+    if usage.reads_raw:
+        code = pl.element().struct[0]
+        return ranking.ranked_judged(), Ranked(ranking.threshold, code)
+    return ranking.ranked(), ranking.vocabulary()
+
+
+def _own(vocabulary: Ranked, bound: Bound) -> Ranked:
+    """``vocabulary`` with the statistic's own threshold, if it has one."""
+    if bound.threshold is None:
+        return vocabulary
+    return Ranked(bound.threshold, vocabulary.code, vocabulary.ties)
+
+
+def _plain(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -> pl.Expr:
+    listed, vocabulary = _listed(ranking, usage)
+    fields = [bound.build(_own(vocabulary, bound)).alias(bound.name) for bound in statistics]
+    return listed.list.agg(pl.struct(fields))
+
+
+def plain(ranking: Ranking, statistics: Sequence[Bound]) -> pl.Expr:
+    """The reference path: each statistic computed whole on one sorted list, as a struct."""
+    usage = probe(statistics, ranking.threshold)
+    _check(ranking, statistics, usage)
+    return _plain(ranking, statistics, usage)
+
+
+def evaluate(ranking: Ranking, statistics: Sequence[Bound]) -> pl.Expr:
+    """Every statistic over each group's ranking, as a struct with one field each.
+
+    One sort per group serves them all. The fields are named by the statistics'
+    names and come in their order.
+    """
+    usage = probe(statistics, ranking.threshold)
+    _check(ranking, statistics, usage)
+    if ranking.ties == "average" or usage.reads_raw or not FAST_PATHS:
+        return _plain(ranking, statistics, usage)
+    return staged_struct(ranking, statistics, usage)
+
+
+def evaluate_one(ranking: Ranking, bound: Bound) -> pl.Expr:
+    """One statistic over each group's ranking, named like the relevance column."""
+    usage = probe([bound], ranking.threshold)
+    _check(ranking, [bound], usage)
+    if ranking.ties == "average" or usage.reads_raw or not usage.staged[0] or not FAST_PATHS:
+        listed, vocabulary = _listed(ranking, usage)
+        return listed.list.agg(bound.build(_own(vocabulary, bound)))
+    k = bound.top_k
+    if k is not None and ranking.by:
+        return top_value(ranking, bound, k, usage)
+    return staged_value(ranking, bound, usage)

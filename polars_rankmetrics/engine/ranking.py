@@ -1,0 +1,209 @@
+"""Rank a group once: the sort, and the lists that every statistic reads.
+
+Sorting is the expensive step of every ranking metric, and polars does not share
+a sort between two expressions inside ``group_by().agg()``. So each group's rows
+are sorted once into a single list (:meth:`Ranking.ranked`, encoded as in
+:mod:`.ranked`), and every statistic is an expression over that list. Several
+statistics over one ranking read the same list, which is how
+:func:`polars_rankmetrics.metrics` costs one sort.
+
+Tied scores (the ``ties`` option, :data:`~polars_rankmetrics._validate.Ties`):
+``'stable'`` sorts by ``by`` and keeps input order; ``'optimistic'`` and
+``'pessimistic'`` add the gain label as a sort key right after the score, so they
+cost one extra key and nothing else; ``'average'`` sorts by the score alone into
+a ``{code, score}`` struct list, because the expected value needs to see where
+each tie group starts and ends (see :mod:`.ties`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from polars_rankmetrics._validate import (
+    IntoExpr,
+    Ties,
+    as_expr,
+    check_by,
+    check_choice,
+    check_descending,
+    check_number,
+)
+from polars_rankmetrics.engine.ranked import Ranked, Threshold
+from polars_rankmetrics.engine.ties import annotate_tie_groups
+
+_SCORE = "_rankmetrics_score"
+_RAW = "_rankmetrics_raw"
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """How one group's rows are ranked, and which of them are relevant.
+
+    Parameters
+    ----------
+    relevance
+        The relevance label of each row. Null means unjudged (not relevant).
+    by
+        The score, then tie-breakers. Empty means the rows are in rank order.
+    descending
+        Sort direction of each expression in ``by``.
+    threshold
+        Which labels are relevant.
+    ties
+        How rows with equal primary scores (``by[0]``) are ordered; see
+        :data:`~polars_rankmetrics._validate.Ties`.
+    """
+
+    relevance: pl.Expr
+    by: tuple[pl.Expr, ...]
+    descending: tuple[bool, ...]
+    threshold: Threshold
+    ties: Ties = "stable"
+
+    @classmethod
+    def build(
+        cls,
+        relevance: IntoExpr,
+        by: IntoExpr | Sequence[IntoExpr] | None,
+        descending: bool | Sequence[bool],
+        threshold: float | Threshold,
+        ties: Ties = "stable",
+    ) -> Ranking:
+        """Validate the public parameters shared by every metric."""
+        by_exprs = check_by(by)
+        directions = check_descending(descending, len(by_exprs))
+        if not isinstance(threshold, Threshold):
+            threshold = Threshold(check_number(threshold, "threshold", low=0.0))
+        check_choice(ties, "ties", Ties)
+        if ties != "stable" and not by_exprs:
+            msg = (
+                f"`ties={ties!r}` needs scores to find the ties: pass `by` "
+                "(with `by=None` the rows are already in rank order and cannot tie)"
+            )
+            raise ValueError(msg)
+        return cls(as_expr(relevance), by_exprs, directions, threshold, ties)
+
+    @property
+    def numeric_relevance(self) -> pl.Expr:
+        """The relevance as Float64; a column that is not numeric or bool fails at collect.
+
+        Arithmetic, unlike a cast, refuses strings and dates, with an error that
+        names the column ("arithmetic on dtypes str and dyn float is not allowed
+        (lhs: column 'label' ...)"), where a cast would parse "1" silently. It
+        costs nothing extra: a Python check would stop polars from evaluating
+        the encoding once for the whole column instead of group by group.
+        """
+        return (self.relevance + 0.0).cast(pl.Float64)
+
+    @property
+    def label(self) -> pl.Expr:
+        """The gain label of each row: null (unjudged) as 0, negative labels as 0."""
+        return self.numeric_relevance.fill_null(0.0).clip(lower_bound=0.0)
+
+    @property
+    def score(self) -> pl.Expr | None:
+        """The primary score, with NaN read as null (not retrieved)."""
+        if not self.by:
+            return None
+        # fill_nan also refuses a score that is not numeric (a string, bool or
+        # date), failing at collect with the column in the error's expression.
+        return self.by[0].fill_nan(None)
+
+    @property
+    def retrieved(self) -> pl.Expr:
+        """Whether each row takes part in the ranking (its score is not null or NaN)."""
+        score = self.score
+        return pl.lit(True) if score is None else score.is_not_null()
+
+    @property
+    def n_relevant(self) -> pl.Expr:
+        """R of the group, from its unsorted rows, as Float64."""
+        return self.threshold.admits(self.label).sum().cast(pl.Float64)
+
+    def sort_keys(self) -> list[pl.Expr]:
+        """List the expressions to sort by: the NaN-free score, then the tie-breakers.
+
+        In ``'optimistic'``/``'pessimistic'`` mode the label comes right after the
+        score, so within a tie group it decides first and the later ``by`` entries
+        only order rows of equal label (which no metric can tell apart). In
+        ``'average'`` mode the later entries are dropped: an expectation over
+        every ordering of a tie group does not depend on any one of them.
+        """
+        score = self.score
+        assert score is not None
+        if self.ties == "average":
+            return [score]
+        if self.ties in ("optimistic", "pessimistic"):
+            return [score, self.label, *self.by[1:]]
+        return [score, *self.by[1:]]
+
+    def sort_descending(self) -> list[bool]:
+        """Give the direction of each of :meth:`sort_keys`."""
+        if self.ties == "average":
+            return [self.descending[0]]
+        if self.ties in ("optimistic", "pessimistic"):
+            label_first = self.ties == "optimistic"
+            return [self.descending[0], label_first, *self.descending[1:]]
+        return list(self.descending)
+
+    def order(self, values: pl.Expr) -> pl.Expr:
+        """Sort ``values`` into rank order; unretrieved rows go last, ties keep input order."""
+        if not self.by:
+            return values
+        return values.sort_by(
+            self.sort_keys(),
+            descending=self.sort_descending(),
+            nulls_last=True,
+            maintain_order=True,
+        )
+
+    @property
+    def encoded(self) -> pl.Expr:
+        """Each row's label, negated to ``-1 - label`` when it is not retrieved."""
+        label = self.label
+        return pl.when(self.retrieved).then(label).otherwise(-1.0 - label)
+
+    def ranked(self) -> pl.Expr:
+        """The group's ranking as one Float64 list (see :mod:`.ranked`)."""
+        return self.order(self.encoded).implode()
+
+    def ranked_with_scores(self) -> pl.Expr:
+        """The ranking as a list of ``{code, score}`` structs, for curves.
+
+        The first field keeps the relevance expression's name, so the result is
+        named like every other metric. With ``ties='average'`` the structs also
+        carry the tie group fields of :func:`.annotate_tie_groups`.
+        """
+        score = self.score
+        if score is None:
+            msg = "a curve needs scores: pass `by`"
+            raise ValueError(msg)
+        scored = self.order(pl.struct(self.encoded, score.alias(_SCORE))).implode()
+        if self.ties == "average":
+            # Add the tie group fields once, for every statistic to read.
+            code = pl.element().struct[0]
+            return scored.list.eval(annotate_tie_groups(Ranked(self.threshold, code)))
+        return scored
+
+    def ranked_judged(self) -> pl.Expr:
+        """Return the ranking as a list of ``{code, raw}`` structs (see :attr:`Ranked.raw`).
+
+        ``raw`` is the relevance label as Float64, null where it is null
+        (unjudged). The first field keeps the relevance expression's name.
+        """
+        raw = self.numeric_relevance
+        return self.order(pl.struct(self.encoded, raw.alias(_RAW))).implode()
+
+    def vocabulary(self, threshold: Threshold | None = None) -> Ranked:
+        """How a statistic reads :meth:`ranked` (or, for ``ties='average'``, the scored list)."""
+        threshold = threshold or self.threshold
+        if self.ties == "average":
+            return Ranked(threshold, pl.element().struct[0], ties="average")
+        return Ranked(threshold)
+
+    def scored_vocabulary(self) -> Ranked:
+        """How a statistic reads :meth:`ranked_with_scores`."""
+        return Ranked(self.threshold, pl.element().struct[0], ties=self.ties)

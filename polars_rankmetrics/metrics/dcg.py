@@ -1,0 +1,368 @@
+"""Discounted cumulative gain: DCG@k and nDCG@k, and trec_eval's gain-based measures.
+
+trec_eval's variants live here too: nDCG with custom gains per relevance level
+(``ndcg.1=3,2=9``), ``dcg`` and ``ideal_dcg``, ``ndcg_rel``, ``Rndcg``, the
+normalised gain ``G`` and the binary gain ``binG``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from polars_rankmetrics._validate import (
+    MAX_CUTOFF,
+    Gain,
+    IntoExpr,
+    NoRelevant,
+    Ties,
+    check_k,
+    check_number,
+    choice,
+    is_integral,
+    optional,
+)
+from polars_rankmetrics.engine import Ranked, Ranking, evaluate_one, statistic
+from polars_rankmetrics.engine.ties import tie_mean
+
+Gains = tuple[tuple[int, float], ...]
+"""Custom ``(level, gain)`` pairs: a row of that level gains that much; empty for the labels."""
+
+
+def check_gains(value: object, name: str) -> Gains:
+    """Return custom gains, from a mapping or pairs of integer level to finite gain."""
+    refusal = f"`{name}` must map integer relevance levels to gains, got {value!r}"
+    pairs = list(value.items()) if isinstance(value, Mapping) else value
+    if isinstance(pairs, str) or not isinstance(pairs, Sequence):
+        raise ValueError(refusal)
+    gains = []
+    for pair in pairs:
+        if not isinstance(pair, Sequence) or len(pair) != 2 or not is_integral(pair[0]):
+            raise ValueError(refusal)
+        gains.append((int(pair[0]), check_number(pair[1], name)))
+    if len({level for level, _ in gains}) != len(gains):
+        msg = f"`{name}` gives a relevance level more than once: {value!r}"
+        raise ValueError(msg)
+    return tuple(gains)
+
+
+# ------------------------------------------------------------------ DCG, nDCG
+
+
+@statistic(exact_average=True, top_k="k", k=check_k, gain=choice(Gain))
+def dcg_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int, gain: Gain) -> pl.Expr:
+    """DCG@k over a ranked list; unretrieved rows gain nothing.
+
+    For tied scores the expected gain at a position is its tie group's mean gain.
+    """
+    if ranked.ties == "average":
+        gains = pl.when(ranked.retrieved).then(ranked.gain(ranked.label, gain)).otherwise(0.0)
+        gains = tie_mean(ranked, gains).head(k)
+    else:
+        gains = ranked.top_retrieved_gain(k, gain)
+    return ranked.aggregate((gains * ranked.top_discount(k)).sum())
+
+
+def _ideal_dcg(ranked: Ranked, k: int, gain: Gain) -> pl.Expr:
+    """DCG@k of the best ordering of every judged row, retrieved or not."""
+    # The gain is increasing in the label, so the ideal order of gains is that of labels.
+    ideal = ranked.gain(ranked.ideal_labels, gain).head(k)
+    return ranked.aggregate((ideal * ranked.top_discount(k)).sum())
+
+
+def _no_custom_gains(params: Mapping[str, Any]) -> bool:
+    return not params.get("gains")
+
+
+@statistic(
+    exact_average=_no_custom_gains,
+    top_k="k",
+    k=optional(check_k),
+    gain=choice(Gain),
+    gains=check_gains,
+)
+def ndcg_statistic(
+    ranked: Ranked,
+    no_relevant: NoRelevant,
+    *,
+    k: int | None = None,
+    gain: Gain = "linear",
+    gains: Gains = (),
+) -> pl.Expr:
+    """nDCG@k (the whole ranking without k): null (or 0) when the ideal DCG is 0.
+
+    With custom ``gains`` a row of a listed level gains that much, any other
+    judged row its label, and an unjudged row nothing (trec_eval's ``ndcg.1=3``).
+    """
+    fallback = None if no_relevant == "null" else 0.0
+    if gains:
+        if gain != "linear":
+            msg = "nDCG: custom `gains` replace the labels; they need gain='linear'"
+            raise ValueError(msg)
+        dcg, ideal = _dcg_parts(ranked, gains, k)
+        return pl.when(ideal > 0).then(dcg / ideal).otherwise(fallback)
+    cutoff = MAX_CUTOFF if k is None else k
+    ideal = _ideal_dcg(ranked, cutoff, gain)
+    return (
+        pl.when(ideal > 0)
+        .then(dcg_statistic(ranked, k=cutoff, gain=gain) / ideal)
+        .otherwise(fallback)
+    )
+
+
+# ------------------------------------------------ trec_eval's gain measures
+
+
+def _gain(ranked: Ranked, gains: Gains) -> pl.Expr:
+    """Return the gain of each row: its label (default) or its level's custom gain.
+
+    Unjudged rows (null or negative labels) gain 0, as in trec_eval.
+    """
+    if not gains:
+        return ranked.label
+    # `pl`, `pl.when(...).then(...)` and its chain all offer `.when`.
+    chain: Any = pl
+    for level, value in gains:
+        chain = chain.when(ranked.raw == float(level)).then(pl.lit(value))
+    level_gain: pl.Expr = chain.otherwise(ranked.raw)
+    return pl.when(ranked.judged).then(level_gain).otherwise(0.0)
+
+
+def _retrieved_gain(ranked: Ranked, gains: Gains) -> pl.Expr:
+    return pl.when(ranked.retrieved).then(_gain(ranked, gains)).otherwise(0.0)
+
+
+def _ideal_gains(ranked: Ranked, gains: Gains) -> pl.Expr:
+    """Return the positive gains of every judged row, largest first, then zeros."""
+    return _gain(ranked, gains).sort(descending=True).clip(lower_bound=0.0)
+
+
+def _cumulative_dcg(ranked: Ranked, gains: Gains) -> tuple[pl.Expr, pl.Expr]:
+    """Return the cumulative DCG of the ranking and of the ideal ranking, per position."""
+    discount = ranked.discount
+    dcg = (_retrieved_gain(ranked, gains) * discount).cum_sum()
+    ideal = (_ideal_gains(ranked, gains) * discount).cum_sum()
+    return dcg, ideal
+
+
+def _dcg_parts(ranked: Ranked, gains: Gains, k: int | None = None) -> tuple[pl.Expr, pl.Expr]:
+    """DCG and ideal DCG over the whole ranking (or its top ``k``), with custom gains."""
+    dcg, ideal = _cumulative_dcg(ranked, gains)
+    if k is not None:
+        dcg, ideal = dcg.head(k), ideal.head(k)
+    return dcg.last(), ideal.last()
+
+
+def _count(mask: pl.Expr) -> pl.Expr:
+    return mask.cast(pl.Float64).sum()
+
+
+def _safe_ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+    """``numerator / denominator``, or 0 where the denominator is 0."""
+    return pl.when(denominator > 0).then(numerator / denominator).otherwise(0.0)
+
+
+@statistic(gains=check_gains)
+def trec_dcg_statistic(ranked: Ranked, no_relevant: NoRelevant, *, gains: Gains = ()) -> pl.Expr:
+    """DCG over the whole ranking, with custom gains (trec_eval's ``dcg``)."""
+    return _dcg_parts(ranked, gains)[0].fill_null(0.0)
+
+
+@statistic(gains=check_gains)
+def ideal_dcg_statistic(ranked: Ranked, no_relevant: NoRelevant, *, gains: Gains = ()) -> pl.Expr:
+    """The ideal DCG over every judged row, with custom gains (trec_eval's ``ideal_dcg``)."""
+    return _dcg_parts(ranked, gains)[1].fill_null(0.0)
+
+
+@statistic(gains=check_gains)
+def ndcg_rel_statistic(ranked: Ranked, no_relevant: NoRelevant, *, gains: Gains = ()) -> pl.Expr:
+    """ndcg_rel: nDCG averaged over the ranks of the rows with a positive gain.
+
+    A positive-gain row that is not retrieved contributes the final nDCG.
+    """
+    dcg, ideal = _cumulative_dcg(ranked, gains)
+    positive = _ideal_gains(ranked, gains) > 0.0
+    n_positive = _count(positive)
+    found = ranked.retrieved & (_retrieved_gain(ranked, gains) > 0.0)
+    at_found = (dcg / ideal).filter(found).sum()
+    rest = (n_positive - _count(found)) * dcg.last() / ideal.last()
+    total = at_found + rest
+    value = pl.when((n_positive > 0) & (total > 0)).then(total / n_positive)
+    return ranked.if_relevant(value.otherwise(0.0), no_relevant)
+
+
+@statistic(gains=check_gains)
+def r_ndcg_statistic(ranked: Ranked, no_relevant: NoRelevant, *, gains: Gains = ()) -> pl.Expr:
+    """Rndcg: nDCG averaged at the ranks where the ideal gain drops a level.
+
+    Those ranks are the ends of the runs of equal gain in the ideal ranking
+    (the R levels); when the run retrieves at least two rows more than there
+    are positive gains, nDCG at the end of the ranking is averaged in as well.
+    """
+    dcg, ideal = _cumulative_dcg(ranked, gains)
+    ideal_gain = _ideal_gains(ranked, gains)
+    n_positive = _count(ideal_gain > 0.0)
+    position = ranked.rank - 1.0
+    level_ends = (position < n_positive) & (
+        (position == n_positive - 1.0) | (ideal_gain.shift(-1) != ideal_gain)
+    )
+    ratio = dcg / ideal
+    extra = _count(ranked.retrieved) >= n_positive + 2.0
+    total = ratio.filter(level_ends).sum() + pl.when(extra).then(
+        dcg.last() / ideal.last()
+    ).otherwise(0.0)
+    count = _count(level_ends) + extra.cast(pl.Float64)
+    value = _safe_ratio(total, count)
+    return ranked.if_relevant(value, no_relevant)
+
+
+@statistic(gains=check_gains)
+def normalized_gain_statistic(
+    ranked: Ranked, no_relevant: NoRelevant, *, gains: Gains = ()
+) -> pl.Expr:
+    """G: each gain discounted by the gain still missing against the ideal.
+
+    ``G(i) = gain(i) / log2(2 + cost(i) - found(i))``, where ``found(i)`` sums the
+    gains retrieved up to rank i and ``cost(i)`` sums ``max(ideal gain, 1)`` up to
+    rank i. G is the sum over ranks divided by the total ideal gain.
+    """
+    gain = _retrieved_gain(ranked, gains)
+    ideal = _ideal_gains(ranked, gains)
+    cost = ideal.clip(lower_bound=1.0).cum_sum()
+    found = gain.cum_sum()
+    term = pl.when(ranked.retrieved & (gain != 0.0)).then(gain / (2.0 + cost - found).log(2))
+    total_ideal = ideal.sum()
+    return _safe_ratio(term.otherwise(0.0).sum(), total_ideal)
+
+
+@statistic()
+def binary_gain_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
+    """binG: mean over relevant rows of ``1 / log2(2 + non-relevant rows above)``."""
+    hit = ranked.top_hit(None)
+    nonrelevant_above = ranked.rank - hit.cast(pl.Float64).cum_sum()
+    value = (1.0 / (2.0 + nonrelevant_above).log(2)).filter(hit).sum() / ranked.n_relevant
+    return ranked.if_relevant(value, no_relevant)
+
+
+# ---------------------------------------------------------------- functions
+
+
+def dcg_at_k(
+    relevance: IntoExpr,
+    k: int,
+    *,
+    by: IntoExpr | Sequence[IntoExpr] | None = None,
+    descending: bool | Sequence[bool] = True,
+    gain: Gain = "linear",
+    ties: Ties = "stable",
+) -> pl.Expr:
+    """
+    Discounted cumulative gain at k.
+
+    ``DCG@k = sum(gain(label_i) / log2(i + 1) for the retrieved ranks i <= k)``.
+    Null labels (unjudged) and negative labels gain 0. With ``gain='linear'`` the
+    gain is the label itself, as in trec_eval, scikit-learn's ``dcg_score`` and
+    ranx; ``gain='exponential'`` uses ``2**label - 1`` (Burges et al.), which
+    equals the linear gain for binary labels.
+
+    Parameters
+    ----------
+    relevance
+        Graded relevance labels: bool, int or float.
+    k
+        The cutoff, a positive int.
+    by
+        The score and tie-breakers; see :func:`polars_rankmetrics.precision_at_k`.
+    descending
+        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
+    gain : {'linear', 'exponential'}
+        How a label becomes a gain.
+    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
+        How rows with equal scores are ordered; see
+        :func:`polars_rankmetrics.precision_at_k`.
+
+    References
+    ----------
+    Järvelin and Kekäläinen, "Cumulated gain-based evaluation of IR techniques",
+    ACM TOIS 20(4), 2002.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankmetrics as rm
+    >>> df = pl.DataFrame({"score": [3, 2, 1], "relevance": [3, 0, 2]})
+    >>> df.select(
+    ...     linear=rm.dcg_at_k("relevance", 3, by="score"),
+    ...     exponential=rm.dcg_at_k("relevance", 3, by="score", gain="exponential"),
+    ... )
+    shape: (1, 2)
+    ┌────────┬─────────────┐
+    │ linear ┆ exponential │
+    │ ---    ┆ ---         │
+    │ f64    ┆ f64         │
+    ╞════════╪═════════════╡
+    │ 4.0    ┆ 8.5         │
+    └────────┴─────────────┘
+    """
+    ranking = Ranking.build(relevance, by, descending, threshold=0, ties=ties)
+    return evaluate_one(ranking, dcg_statistic.bind("dcg_at_k", k=k, gain=gain))
+
+
+def ndcg_at_k(
+    relevance: IntoExpr,
+    k: int,
+    *,
+    by: IntoExpr | Sequence[IntoExpr] | None = None,
+    descending: bool | Sequence[bool] = True,
+    gain: Gain = "linear",
+    no_relevant: NoRelevant = "null",
+    ties: Ties = "stable",
+) -> pl.Expr:
+    """
+    Normalised discounted cumulative gain at k: DCG@k over the ideal DCG@k.
+
+    The ideal ranking orders every judged row of the group by its gain, whether
+    it was retrieved or not (a row with a null score counts in the ideal but
+    not in the DCG), as trec_eval's ``ndcg_cut_k`` does. A query whose ideal DCG
+    is 0 (no row with a positive label) has no defined nDCG; see
+    ``no_relevant``.
+
+    Parameters
+    ----------
+    relevance
+        Graded relevance labels: bool, int or float.
+    k
+        The cutoff, a positive int.
+    by
+        The score and tie-breakers; see :func:`polars_rankmetrics.precision_at_k`.
+    descending
+        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
+    gain : {'linear', 'exponential'}
+        How a label becomes a gain; see :func:`dcg_at_k`.
+    no_relevant : {'null', 'zero'}
+        The value for a query whose ideal DCG is 0.
+    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
+        How rows with equal scores are ordered; see
+        :func:`polars_rankmetrics.precision_at_k`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_rankmetrics as rm
+    >>> df = pl.DataFrame({"score": [3, 2, 1, None], "relevance": [3, 0, 2, 3]})
+    >>> df.select(rm.ndcg_at_k("relevance", 3, by="score"))
+    shape: (1, 1)
+    ┌───────────┐
+    │ relevance │
+    │ ---       │
+    │ f64       │
+    ╞═══════════╡
+    │ 0.678796  │
+    └───────────┘
+    """
+    ranking = Ranking.build(relevance, by, descending, threshold=0, ties=ties)
+    return evaluate_one(
+        ranking, ndcg_statistic.bind("ndcg_at_k", no_relevant, k=check_k(k), gain=gain)
+    )

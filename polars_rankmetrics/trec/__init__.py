@@ -1,0 +1,23 @@
+"""TREC evaluation: the run and qrels readers, :func:`evaluate`, and ``rankmetrics trec-eval``."""
+
+from polars_rankmetrics.trec.evaluate import Evaluation, Source, evaluate
+from polars_rankmetrics.trec.readers import (
+    QRELS_SCHEMA,
+    RUN_SCHEMA,
+    read_trec_qrels,
+    read_trec_run,
+    scan_trec_qrels,
+    scan_trec_run,
+)
+
+__all__ = [
+    "QRELS_SCHEMA",
+    "RUN_SCHEMA",
+    "Evaluation",
+    "Source",
+    "evaluate",
+    "read_trec_qrels",
+    "read_trec_run",
+    "scan_trec_qrels",
+    "scan_trec_run",
+]

@@ -1,0 +1,210 @@
+"""The table that the registry-driven tests loop over, as scikit-learn's test_common does.
+
+- :data:`METRICS`: every public metric function, with the options that exercise
+  it and its slow reference (tests/reference.py, one query at a time). The
+  reference, property, fast-path, ties and validation tests loop over it.
+- :data:`MEASURES`: every measure of the registry, with a name that spells it
+  and the independent oracle that checks it.
+
+A completeness test fails when a public metric or a registry measure is missing.
+Adding a metric adds a row here (see the README's contributing section).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import polars as pl
+
+import polars_rankmetrics as rm
+from tests import reference as ref
+
+ELEVEN = [i / 10 for i in range(11)]
+
+
+@dataclass(frozen=True)
+class MetricCase:
+    """A public metric function with one set of options, and its slow reference."""
+
+    id: str
+    function: Callable[..., pl.Expr]
+    args: tuple[Any, ...] = ()
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    reference: Callable[[list[ref.Row]], Any] | None = None
+    kind: Literal["scalar", "unbounded", "list", "rows"] = "scalar"
+    """``scalar``: one value in [0, 1] per query; ``unbounded``: one value (DCG,
+    hits); ``list``: a list per query (curves); ``rows``: a value per row."""
+    exact_average: bool = True
+    """Whether ``ties='average'`` gives the exact expectation (else it is refused)."""
+
+    def expr(self, relevance: str = "relevance", **options: Any) -> pl.Expr:
+        """The metric's expression over ``relevance``, ranked by ``score``.
+
+        ``options`` override the case's keyword arguments; those the function
+        does not take (``threshold`` for DCG) are left out.
+        """
+        taken = inspect.signature(self.function).parameters
+        merged = {"by": "score", **self.kwargs, **options}
+        return self.function(
+            relevance, *self.args, **{k: v for k, v in merged.items() if k in taken}
+        )
+
+
+def _case(id: str, function: Callable[..., pl.Expr], *args: Any, **options: Any) -> MetricCase:
+    return MetricCase(id, function, args, **options)
+
+
+METRICS: list[MetricCase] = [
+    _case("P@3", rm.precision_at_k, 3, reference=lambda r: ref.precision_at_k(r, 3)),
+    _case(
+        "P@3_t1",
+        rm.precision_at_k,
+        3,
+        kwargs={"threshold": 1},
+        reference=lambda r: ref.precision_at_k(r, 3, threshold=1),
+    ),
+    _case("R@5", rm.recall_at_k, 5, reference=lambda r: ref.recall_at_k(r, 5)),
+    _case("F1@4", rm.f_beta_at_k, 4, reference=lambda r: ref.f_beta_at_k(r, 4, 1.0)),
+    _case(
+        "F0.5@2",
+        rm.f_beta_at_k,
+        2,
+        kwargs={"beta": 0.5},
+        reference=lambda r: ref.f_beta_at_k(r, 2, 0.5),
+    ),
+    _case("hit@2", rm.hit_rate_at_k, 2, reference=lambda r: ref.hit_rate_at_k(r, 2)),
+    _case("hits@3", rm.hits_at_k, 3, reference=lambda r: ref.hits_at_k(r, 3), kind="unbounded"),
+    _case("Rprec", rm.r_precision, reference=ref.r_precision),
+    _case("AP", rm.average_precision, reference=ref.average_precision),
+    _case(
+        "AP_t2",
+        rm.average_precision,
+        kwargs={"threshold": 2},
+        reference=lambda r: ref.average_precision(r, threshold=2),
+    ),
+    _case("AP@4", rm.ap_at_k, 4, reference=lambda r: ref.ap_at_k(r, 4)),
+    _case(
+        "AP@4_r",
+        rm.ap_at_k,
+        4,
+        kwargs={"denominator": "r"},
+        reference=lambda r: ref.ap_at_k(r, 4, "r"),
+    ),
+    _case(
+        "AP@4_hits",
+        rm.ap_at_k,
+        4,
+        kwargs={"denominator": "hits"},
+        reference=lambda r: ref.ap_at_k(r, 4, "hits"),
+    ),
+    _case("RR", rm.reciprocal_rank, reference=ref.reciprocal_rank),
+    _case(
+        "RR@3", rm.reciprocal_rank, kwargs={"k": 3}, reference=lambda r: ref.reciprocal_rank(r, 3)
+    ),
+    _case("DCG@5", rm.dcg_at_k, 5, reference=lambda r: ref.dcg_at_k(r, 5), kind="unbounded"),
+    _case(
+        "DCG@5_exp",
+        rm.dcg_at_k,
+        5,
+        kwargs={"gain": "exponential"},
+        reference=lambda r: ref.dcg_at_k(r, 5, "exponential"),
+        kind="unbounded",
+    ),
+    _case("nDCG@5", rm.ndcg_at_k, 5, reference=lambda r: ref.ndcg_at_k(r, 5)),
+    _case(
+        "nDCG@3_exp",
+        rm.ndcg_at_k,
+        3,
+        kwargs={"gain": "exponential"},
+        reference=lambda r: ref.ndcg_at_k(r, 3, "exponential"),
+    ),
+    _case(
+        "iprec",
+        rm.interpolated_precision,
+        reference=lambda r: ref.interpolated_precision(r, ELEVEN),
+        kind="list",
+        exact_average=False,
+    ),
+    _case(
+        "iprec_custom",
+        rm.interpolated_precision,
+        [0.25, 0.5, 0.75],
+        reference=lambda r: ref.interpolated_precision(r, [0.25, 0.5, 0.75]),
+        kind="list",
+        exact_average=False,
+    ),
+    _case(
+        "11pt",
+        rm.interpolated_ap,
+        reference=lambda r: ref.interpolated_ap(r, ELEVEN),
+        exact_average=False,
+    ),
+    _case("pr_curve", rm.pr_curve, reference=ref.pr_points, kind="list", exact_average=False),
+    _case(
+        "binned3",
+        rm.binned_pr_curve,
+        3,
+        reference=lambda r: ref.binned_pr_curve(r, 3),
+        kind="list",
+        exact_average=False,
+    ),
+    _case(
+        "cumulative",
+        rm.cumulative_pr,
+        reference=ref.cumulative_pr,
+        kind="rows",
+        exact_average=False,
+    ),
+]
+"""Every public metric function; the ids name the options."""
+
+SCALAR = [case for case in METRICS if case.kind in ("scalar", "unbounded")]
+"""The cases with one number per query."""
+
+Oracle = Literal["pytrec_eval", "trec_eval files", "ranx", "ir_measures", "reference"]
+
+MEASURES: dict[str, tuple[str, Oracle]] = {
+    # registry key: (a name that spells it, the independent oracle that checks it)
+    "P": ("P_5", "pytrec_eval"),
+    "R": ("recall_10", "pytrec_eval"),
+    "Success": ("success_5", "pytrec_eval"),
+    "hits": ("hits@3", "ranx"),
+    "Rprec": ("Rprec", "pytrec_eval"),
+    "relative_P": ("relative_P_10", "pytrec_eval"),
+    "Rprec_mult": ("Rprec_mult_0.50", "pytrec_eval"),
+    "AP": ("map_cut_10", "pytrec_eval"),
+    "gm_map": ("gm_map", "trec_eval files"),
+    "RR": ("recip_rank", "pytrec_eval"),
+    "nDCG": ("ndcg_cut_10", "pytrec_eval"),
+    "dcg": ("dcg", "reference"),
+    "ideal_dcg": ("ideal_dcg", "reference"),
+    "ndcg_rel": ("ndcg_rel", "pytrec_eval"),
+    "Rndcg": ("Rndcg", "pytrec_eval"),
+    "G": ("G", "pytrec_eval"),
+    "binG": ("binG", "pytrec_eval"),
+    "RBP": ("rbp", "trec_eval files"),
+    "rbp_resid": ("rbp_resid", "trec_eval files"),
+    "IPrec": ("iprec_at_recall_0.50", "trec_eval files"),
+    "11pt_avg": ("11pt_avg", "trec_eval files"),
+    "Bpref": ("bpref", "pytrec_eval"),
+    "gm_bpref": ("gm_bpref", "trec_eval files"),
+    "infAP": ("infAP", "pytrec_eval"),
+    "unj": ("unj_10", "trec_eval files"),
+    "Judged": ("Judged@5", "ir_measures"),
+    "relstring": ("relstring", "trec_eval files"),
+    "NumQ": ("num_q", "trec_eval files"),
+    "NumRet": ("NumRet", "ir_measures"),
+    "NumRel": ("NumRel", "ir_measures"),
+    "NumRelRet": ("NumRelRet", "ir_measures"),
+    "num_nonrel_judged_ret": ("num_nonrel_judged_ret", "pytrec_eval"),
+    "SetP": ("set_P", "pytrec_eval"),
+    "SetR": ("set_recall", "pytrec_eval"),
+    "set_relative_P": ("set_relative_P", "pytrec_eval"),
+    "set_map": ("set_map", "pytrec_eval"),
+    "SetF": ("set_F", "pytrec_eval"),
+    "utility": ("utility", "pytrec_eval"),
+}
+"""Every registry measure, with a spelling and its oracle."""
