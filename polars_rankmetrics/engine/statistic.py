@@ -100,6 +100,17 @@ class Statistic:
         return Bound(name, self, no_relevant, tuple(checked.items()), threshold)
 
     @property
+    def defaults(self) -> dict[str, Any]:
+        """The parameters with a default in the formula's signature, and their defaults."""
+        signature = inspect.signature(self.formula)
+        return {
+            name: parameter.default
+            for name, parameter in signature.parameters.items()
+            if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+            and parameter.default is not inspect.Parameter.empty
+        }
+
+    @property
     def required(self) -> list[str]:
         """The parameters without a default in the formula's signature."""
         signature = inspect.signature(self.formula)

@@ -96,16 +96,22 @@ class Column:
     family: str = ""
 
     def __post_init__(self) -> None:
-        """Check the parameters when the name is parsed, naming the measure."""
-        params = {**self.measure.fixed, **dict(self.params)}
+        """Check the parameters when the name is parsed, naming the measure.
+
+        The parameters are then every parameter of the statistic but the fixed
+        ones, defaults filled in, so that two spellings of one measure have
+        equal parameters (``set_F`` and ``SetF`` both have ``beta=1.0``).
+        """
+        statistic = self.measure.statistic
+        params = {**statistic.defaults, **dict(self.params), **self.measure.fixed}
         try:
-            checked = self.measure.statistic.check(params, self.name)
+            checked = statistic.check(params, self.name)
         except ValueError as error:
             message = str(error).removeprefix(f"{self.name}: ")
             msg = f"measure {self.name!r}: {message}"
             raise ValueError(msg) from None
-        given = tuple((key, checked[key]) for key, _ in self.params)
-        object.__setattr__(self, "params", given)
+        free = sorted((k, v) for k, v in checked.items() if k not in self.measure.fixed)
+        object.__setattr__(self, "params", tuple(free))
 
     @property
     def dtype(self) -> pl.DataType:

@@ -6,6 +6,8 @@ recall level to a number of relevant rows) and its mean, ``11pt_avg``.
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Sequence
 
 import polars as pl
@@ -391,7 +393,10 @@ def eleven_point_statistic(
     ranked: Ranked, no_relevant: NoRelevant, *, levels: tuple[float, ...]
 ) -> pl.Expr:
     """The mean of trec_eval's interpolated precision over recall levels (``11pt_avg``)."""
-    total = pl.sum_horizontal(*(_trec_interpolated(ranked, level, no_relevant) for level in levels))
+    # Added one by one in level order, as trec_eval does: `sum_horizontal` may add
+    # them in another order from one run to the next, changing the last bit.
+    parts = [_trec_interpolated(ranked, level, no_relevant) for level in levels]
+    total = functools.reduce(operator.add, parts)
     return ranked.if_relevant(total / len(levels), no_relevant)
 
 
