@@ -142,14 +142,10 @@ METRICS: list[MetricCase] = [
         reference=lambda r: ref.interpolated_ap(r, ELEVEN),
         exact_average=False,
     ),
-    _case("pr_curve", rm.pr_curve, reference=ref.pr_points, kind="list", exact_average=False),
+    # The points sit at the ends of tie groups: the same in every ordering.
+    _case("pr_curve", rm.pr_curve, reference=ref.pr_points, kind="list"),
     _case(
-        "binned3",
-        rm.binned_pr_curve,
-        3,
-        reference=lambda r: ref.binned_pr_curve(r, 3),
-        kind="list",
-        exact_average=False,
+        "binned3", rm.binned_pr_curve, 3, reference=lambda r: ref.binned_pr_curve(r, 3), kind="list"
     ),
     _case(
         "cumulative",

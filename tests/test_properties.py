@@ -1,4 +1,4 @@
-"""Properties that must hold for every metric: contexts, row order, bounds, monotonicity."""
+"""Properties that must hold for every metric of the table: contexts, row order, bounds."""
 
 from __future__ import annotations
 
@@ -11,30 +11,13 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import polars_rankmetrics as rm
+from tests.metric_table import METRICS, SCALAR
 
-SCALAR_METRICS: dict[str, pl.Expr] = {
-    "P@3": rm.precision_at_k("relevance", 3, by="score"),
-    "R@3": rm.recall_at_k("relevance", 3, by="score"),
-    "F1@3": rm.f_beta_at_k("relevance", 3, by="score"),
-    "hit@3": rm.hit_rate_at_k("relevance", 3, by="score"),
-    "AP": rm.average_precision("relevance", by="score"),
-    "AP@3": rm.ap_at_k("relevance", 3, by="score"),
-    "AP@3_r": rm.ap_at_k("relevance", 3, by="score", denominator="r"),
-    "AP@3_hits": rm.ap_at_k("relevance", 3, by="score", denominator="hits"),
-    "RR": rm.reciprocal_rank("relevance", by="score"),
-    "Rprec": rm.r_precision("relevance", by="score"),
-    "nDCG@3": rm.ndcg_at_k("relevance", 3, by="score"),
-    "nDCG@3_exp": rm.ndcg_at_k("relevance", 3, by="score", gain="exponential"),
-    "11pt": rm.interpolated_ap("relevance", by="score"),
-}
-ALL_METRICS: dict[str, pl.Expr] = {
-    **SCALAR_METRICS,
-    "DCG@3": rm.dcg_at_k("relevance", 3, by="score"),
-    "curve": rm.pr_curve("relevance", by="score"),
-    "binned": rm.binned_pr_curve("relevance", 3, by="score"),
-    "iprec": rm.interpolated_precision("relevance", by="score"),
-    "multi": rm.metrics("relevance", ["AP", "P@2", "nDCG@5", "RR"], by="score"),
-}
+# Every metric of the table (tests/metric_table.py), and many at once.
+ALL_METRICS: dict[str, pl.Expr] = {case.id: case.expr() for case in METRICS if case.kind != "rows"}
+ALL_METRICS["multi"] = rm.metrics("relevance", ["AP", "P@2", "nDCG@5", "RR", "bpref"], by="score")
+SCALAR_METRICS: dict[str, pl.Expr] = {case.id: case.expr() for case in SCALAR}
+UNIT_INTERVAL = [case.id for case in METRICS if case.kind == "scalar"]
 
 
 @st.composite
@@ -108,9 +91,10 @@ def test_group_by_equals_per_group_select_and_over(df: pl.DataFrame) -> None:
 @given(collections())
 def test_values_are_in_the_unit_interval(df: pl.DataFrame) -> None:
     values = per_query(df, SCALAR_METRICS).drop("query")
-    for name in values.columns:
+    for name in UNIT_INTERVAL:
         column = values[name].drop_nulls()
         assert column.is_between(0.0, 1.0).all(), name
+    assert (values["hits@3"] <= 3).all() and (values["hits@3"] >= 0).all()
     curves = per_query(df, {"iprec": ALL_METRICS["iprec"]})["iprec"].explode().drop_nulls()
     assert curves.is_between(0.0, 1.0).all()
 
@@ -139,6 +123,7 @@ import sys
 import numpy as np
 import polars as pl
 import polars_rankmetrics as rm
+from tests.metric_table import METRICS, SCALAR
 rng = np.random.default_rng(0)
 n = 200_000
 df = pl.DataFrame({

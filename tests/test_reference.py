@@ -1,4 +1,4 @@
-"""Every metric against the slow reference in tests/reference.py, on generated queries.
+"""Every metric of the table against its slow reference (tests/reference.py), on generated queries.
 
 The data has everything that makes ranking evaluation go wrong: tied scores (kept
 in input order), null and NaN scores (judged, not retrieved), infinite scores,
@@ -8,7 +8,6 @@ unjudged rows, graded and negative labels, and queries with no relevant row.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import polars as pl
@@ -18,6 +17,7 @@ from hypothesis import strategies as st
 
 import polars_rankmetrics as rm
 from tests import reference as ref
+from tests.metric_table import METRICS
 
 scores = st.one_of(
     st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]),  # small set: many ties
@@ -42,59 +42,6 @@ def frame(data: list[list[ref.Row]]) -> pl.DataFrame:
     )
 
 
-# name -> (expression, reference on one query's rows)
-CASES: dict[str, tuple[pl.Expr, Callable[[list[ref.Row]], Any]]] = {
-    "P@3": (rm.precision_at_k("relevance", 3, by="score"), lambda r: ref.precision_at_k(r, 3)),
-    "P@3_t1": (
-        rm.precision_at_k("relevance", 3, by="score", threshold=1),
-        lambda r: ref.precision_at_k(r, 3, threshold=1),
-    ),
-    "R@5": (rm.recall_at_k("relevance", 5, by="score"), lambda r: ref.recall_at_k(r, 5)),
-    "F1@4": (rm.f_beta_at_k("relevance", 4, by="score"), lambda r: ref.f_beta_at_k(r, 4, 1.0)),
-    "F0.5@2": (
-        rm.f_beta_at_k("relevance", 2, beta=0.5, by="score"),
-        lambda r: ref.f_beta_at_k(r, 2, 0.5),
-    ),
-    "hit@2": (rm.hit_rate_at_k("relevance", 2, by="score"), lambda r: ref.hit_rate_at_k(r, 2)),
-    "AP": (rm.average_precision("relevance", by="score"), ref.average_precision),
-    "AP_t2": (
-        rm.average_precision("relevance", by="score", threshold=2),
-        lambda r: ref.average_precision(r, threshold=2),
-    ),
-    "AP@4": (rm.ap_at_k("relevance", 4, by="score"), lambda r: ref.ap_at_k(r, 4)),
-    "AP@4_r": (
-        rm.ap_at_k("relevance", 4, by="score", denominator="r"),
-        lambda r: ref.ap_at_k(r, 4, "r"),
-    ),
-    "AP@4_hits": (
-        rm.ap_at_k("relevance", 4, by="score", denominator="hits"),
-        lambda r: ref.ap_at_k(r, 4, "hits"),
-    ),
-    "RR": (rm.reciprocal_rank("relevance", by="score"), ref.reciprocal_rank),
-    "RR@3": (rm.reciprocal_rank("relevance", k=3, by="score"), lambda r: ref.reciprocal_rank(r, 3)),
-    "Rprec": (rm.r_precision("relevance", by="score"), ref.r_precision),
-    "DCG@5": (rm.dcg_at_k("relevance", 5, by="score"), lambda r: ref.dcg_at_k(r, 5)),
-    "DCG@5_exp": (
-        rm.dcg_at_k("relevance", 5, by="score", gain="exponential"),
-        lambda r: ref.dcg_at_k(r, 5, "exponential"),
-    ),
-    "nDCG@5": (rm.ndcg_at_k("relevance", 5, by="score"), lambda r: ref.ndcg_at_k(r, 5)),
-    "nDCG@3_exp": (
-        rm.ndcg_at_k("relevance", 3, by="score", gain="exponential"),
-        lambda r: ref.ndcg_at_k(r, 3, "exponential"),
-    ),
-    "11pt": (
-        rm.interpolated_precision("relevance", by="score"),
-        lambda r: ref.interpolated_precision(r, [i / 10 for i in range(11)]),
-    ),
-    "iprec_custom": (
-        rm.interpolated_precision("relevance", [0.25, 0.5, 0.75], by="score"),
-        lambda r: ref.interpolated_precision(r, [0.25, 0.5, 0.75]),
-    ),
-    "pr_curve": (rm.pr_curve("relevance", by="score"), ref.pr_points),
-}
-
-
 def assert_close(actual: Any, expected: Any, where: str) -> None:
     if expected is None:
         assert actual is None, where
@@ -116,13 +63,14 @@ def test_every_metric_matches_the_reference(data: list[list[ref.Row]]) -> None:
     per_query = (
         frame(data)
         .group_by("query")
-        .agg(expression.alias(name) for name, (expression, _) in CASES.items())
+        .agg(case.expr().alias(case.id) for case in METRICS)
         .sort("query")
     )
     for row in per_query.iter_rows(named=True):
         rows = data[row["query"]]
-        for name, (_, reference) in CASES.items():
-            assert_close(row[name], reference(rows), f"{name} of query {rows}")
+        for case in METRICS:
+            assert case.reference is not None
+            assert_close(row[case.id], case.reference(rows), f"{case.id} of query {rows}")
 
 
 @settings(max_examples=30, deadline=None)

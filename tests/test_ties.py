@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polars_rankmetrics as rm
+from tests.metric_table import METRICS, SCALAR
 
 MODES = ("stable", "optimistic", "pessimistic", "average")
 
@@ -307,6 +308,43 @@ def test_average_equals_brute_force_over_every_ordering(
             if not _close(row[name], expected):
                 failures.append((i, tied, name, row[name], expected))
     assert not failures, failures[:5]
+
+
+def _rows(q: Query) -> list[tuple[float | None, float | None]]:
+    """One ordering as rows for tests/reference.py: distinct scores in rank order."""
+    n = len(q.ranked)
+    return [(float(n - i), label) for i, label in enumerate(q.ranked)] + [
+        (None, label) for label in q.unretrieved
+    ]
+
+
+TABLE_SCALARS = [case for case in SCALAR if case.exact_average]
+
+
+def test_every_table_metric_averages_exactly_or_refuses() -> None:
+    queries = _batch(5, 12, graded=True)
+    frame = pl.concat([tied.frame(i) for i, tied in enumerate(queries)])
+    result = (
+        frame.group_by("query")
+        .agg(case.expr("rel", ties="average").alias(case.id) for case in TABLE_SCALARS)
+        .sort("query")
+    )
+    for i, tied in enumerate(queries):
+        row = result.row(i, named=True)
+        for case in TABLE_SCALARS:
+            assert case.reference is not None
+            reference = case.reference
+
+            def on_rows(
+                q: Query, reference: Callable[..., float | None] = reference
+            ) -> float | None:
+                return reference(_rows(q))
+
+            assert _close(row[case.id], tied.expected(on_rows, 0.0)), (i, case.id)
+    for case in METRICS:
+        if not case.exact_average:
+            with pytest.raises(ValueError, match="ties='average'"):
+                case.expr("rel", ties="average")
 
 
 def test_metrics_average_matches_single_functions() -> None:

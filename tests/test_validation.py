@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable
 from datetime import date
@@ -10,23 +11,25 @@ import polars as pl
 import pytest
 
 import polars_rankmetrics as rm
+from tests.metric_table import METRICS
 
-BAD_K = [0, -1, 1.5, True, "3", None]
+BAD_K = [0, -1, 1.5, True, "3", None, 2**63, float("nan")]
+
+
+# Every function of the table whose cutoff is its second, required argument.
+CUTOFF_FUNCTIONS = sorted(
+    {
+        case.function
+        for case in METRICS
+        if "k" in (parameters := inspect.signature(case.function).parameters)
+        and parameters["k"].default is inspect.Parameter.empty
+    },
+    key=lambda function: function.__name__,
+)
 
 
 @pytest.mark.parametrize("k", BAD_K)
-@pytest.mark.parametrize(
-    "metric",
-    [
-        rm.precision_at_k,
-        rm.recall_at_k,
-        rm.f_beta_at_k,
-        rm.hit_rate_at_k,
-        rm.ap_at_k,
-        rm.dcg_at_k,
-        rm.ndcg_at_k,
-    ],
-)
+@pytest.mark.parametrize("metric", CUTOFF_FUNCTIONS, ids=lambda f: f.__name__)
 def test_k_must_be_a_positive_int(metric: Callable[..., pl.Expr], k: object) -> None:
     with pytest.raises(ValueError, match="`k` must be a positive int"):
         metric("relevance", k, by="score")
