@@ -4,6 +4,8 @@
   has polars and this package: set ``PYSPARK_PYTHON`` before any session starts.
 - Skip the doctests of polars_rankmetrics.spark when pyspark or Java is missing.
   CI installs both (``.ci/run``); a checkout without them still passes.
+- Doctests see ``pl`` (polars) and ``rm`` (polars_rankmetrics), as polars' own
+  docstring examples see ``pl``, so that examples need no import lines.
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ from __future__ import annotations
 import os
 import sys
 
+import polars
 import pytest
 
+import polars_rankmetrics
 from polars_rankmetrics.spark import spark_unavailable
 
 os.environ["PYSPARK_PYTHON"] = sys.executable
@@ -27,3 +31,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.nodeid.startswith("polars_rankmetrics/spark.py"):
             item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(autouse=True)
+def _doctest_names(doctest_namespace: dict[str, object]) -> None:
+    doctest_namespace["pl"] = polars
+    doctest_namespace["rm"] = polars_rankmetrics

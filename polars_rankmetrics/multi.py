@@ -41,22 +41,14 @@ def metrics(
         tell unjudged (null) labels from judged ones (``bpref``, ``infAP``,
         ``unj_10``, custom gains, ...) sort a ``{label, raw label}`` list per
         group, about twice the cost of the plain ranking.
-    by
-        The score and tie-breakers; see :func:`polars_rankmetrics.precision_at_k`.
-    descending
-        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
-    threshold
-        Labels above this value are relevant.
+    by, descending, threshold, ties
+        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
+        their direction, the relevance threshold and the tie policy.
     no_relevant : {'null', 'zero'}
         The value of undefined measures for a query with no relevant row.
-    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
-        How rows with equal scores are ordered; see
-        :func:`polars_rankmetrics.precision_at_k`.
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> df = pl.DataFrame(
     ...     {
     ...         "query": ["a", "a", "a", "b", "b"],

@@ -123,12 +123,9 @@ def evaluate_parquet(
         The column(s) that identify a query.
     relevance
         The relevance label column or expression.
-    by
-        The score and tie-breakers; see :func:`polars_rankmetrics.precision_at_k`.
-    descending
-        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
-    threshold
-        Labels above this value are relevant.
+    by, descending, threshold
+        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
+        their direction and the relevance threshold.
     no_relevant : {'null', 'zero'}
         The value of undefined measures for a query with no relevant row.
     partitions
@@ -150,8 +147,6 @@ def evaluate_parquet(
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> df = pl.DataFrame(
     ...     {
     ...         "query": ["a", "a", "a", "b", "b"],

@@ -306,8 +306,6 @@ def compare(
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> per_query = pl.DataFrame(
     ...     {
     ...         "system": ["bm25"] * 5 + ["dense"] * 5,

@@ -114,8 +114,6 @@ def pr_curve_chart(
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> rankings = pl.DataFrame(
     ...     {
     ...         "system": ["bm25"] * 6 + ["dense"] * 6,
@@ -305,8 +303,6 @@ def query_delta_chart(
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> per_query = pl.DataFrame(
     ...     {
     ...         "system": ["bm25"] * 3 + ["dense"] * 3,

@@ -134,8 +134,6 @@ def markdown_table(
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> per_query = pl.DataFrame(
     ...     {
     ...         "system": ["bm25"] * 4 + ["dense"] * 4,
@@ -227,8 +225,6 @@ def latex_table(
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> per_query = pl.DataFrame(
     ...     {
     ...         "system": ["bm25"] * 4 + ["dense"] * 4,

@@ -121,7 +121,6 @@ def list_measures() -> pl.DataFrame:
 
     Examples
     --------
-    >>> import polars_rankmetrics as rm
     >>> table = rm.list_measures()
     >>> table.filter(table["measure"] == "NumRet").row(0)
     ('NumRet', 'the number of retrieved rows', 'sum', 'num_ret', 'NumRet', '')

@@ -70,18 +70,12 @@ def average_precision(
     ----------
     relevance
         Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
-    by
-        The score and tie-breakers; see :func:`polars_rankmetrics.precision_at_k`.
-    descending
-        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
-    threshold
-        Labels above this value are relevant.
+    by, descending, threshold, ties
+        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
+        their direction, the relevance threshold and the tie policy.
     no_relevant : {'null', 'zero'}
         The value for a query with no relevant row, where AP is undefined: null
         (skipped by ``mean``), or 0 as trec_eval, ranx and torchmetrics do.
-    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
-        How rows with equal scores are ordered; see
-        :func:`polars_rankmetrics.precision_at_k`.
 
     References
     ----------
@@ -91,8 +85,6 @@ def average_precision(
     --------
     Model A of the seed notes: relevant rows at ranks 1, 2, 5 and 6.
 
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> df = pl.DataFrame(
     ...     {
     ...         "score": [0.95, 0.85, 0.73, 0.62, 0.48, 0.39, 0.12, 0.04],
@@ -165,24 +157,16 @@ def ap_at_k(
         Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
     k
         The cutoff, a positive int.
-    by
-        The score and tie-breakers; see :func:`polars_rankmetrics.precision_at_k`.
-    descending
-        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
-    threshold
-        Labels above this value are relevant.
+    by, descending, threshold, ties
+        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
+        their direction, the relevance threshold and the tie policy.
     no_relevant : {'null', 'zero'}
         The value for a query with no relevant row.
     denominator : {'min_k_r', 'r', 'hits'}
         What the sum is divided by, as above.
-    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
-        How rows with equal scores are ordered; see
-        :func:`polars_rankmetrics.precision_at_k`.
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> df = pl.DataFrame(
     ...     {"score": [6, 5, 4, 3, 2, 1], "relevance": [1, 0, 1, 1, 0, 1]}
     ... )

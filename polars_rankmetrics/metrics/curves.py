@@ -94,8 +94,6 @@ def pr_curve(
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> df = pl.DataFrame(
     ...     {"score": [0.9, 0.5, 0.5, 0.1], "relevance": [1, 0, 1, 0]}
     ... )
@@ -143,19 +141,12 @@ def cumulative_pr(
         Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
     by
         The score and tie-breakers; ``None`` means rows are in rank order.
-    descending
-        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
-    threshold
-        Labels above this value are relevant.
-    ties : {'stable', 'optimistic', 'pessimistic'}
-        How rows with equal scores are ordered; see
-        :func:`polars_rankmetrics.precision_at_k`. ``'average'`` is refused:
-        a tied row has no single rank to report counts at.
+    descending, threshold, ties
+        As for :func:`~polars_rankmetrics.precision_at_k`: their direction, the relevance
+        threshold and the tie policy.
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> df = pl.DataFrame(
     ...     {
     ...         "query": [1, 1, 1, 2, 2],
@@ -237,16 +228,12 @@ def binned_pr_curve(
         The score; with an int ``bins``, later entries break ties.
     descending
         Whether a higher score ranks first.
-    threshold
-        Labels above this value are relevant.
-    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
-        How rows with equal scores are ordered (int ``bins`` only); see
-        :func:`polars_rankmetrics.precision_at_k`.
+    threshold, ties
+        As for :func:`~polars_rankmetrics.precision_at_k`: the relevance threshold and the
+        tie policy.
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> df = pl.DataFrame(
     ...     {"score": [8, 7, 6, 5, 4, 3, 2, 1], "relevance": [1, 1, 0, 1, 0, 0, 1, 0]}
     ... )
@@ -437,25 +424,16 @@ def interpolated_precision(
         Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
     recall_levels
         Recall levels in [0, 1]; the default is the eleven standard levels.
-    by
-        The score and tie-breakers; see :func:`polars_rankmetrics.precision_at_k`.
-    descending
-        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
-    threshold
-        Labels above this value are relevant.
+    by, descending, threshold, ties
+        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
+        their direction, the relevance threshold and the tie policy.
     no_relevant : {'null', 'zero'}
         For a query with no relevant row: a null list, or a list of zeros.
-    ties : {'stable', 'optimistic', 'pessimistic'}
-        How rows with equal scores are ordered; see
-        :func:`polars_rankmetrics.precision_at_k`. ``'average'`` is refused:
-        the expected value of a maximum over ranks has no closed form.
 
     Examples
     --------
     The seed notes' example: 9 relevant documents, 12 retrieved.
 
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> ranked = [0, 1, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0] + [1] * 5  # 5 not retrieved
     >>> df = pl.DataFrame(
     ...     {"relevance": ranked, "score": list(range(12, 0, -1)) + [None] * 5}
@@ -492,23 +470,14 @@ def interpolated_ap(
         Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
     recall_levels
         Recall levels in [0, 1]; the default is the eleven standard levels.
-    by
-        The score and tie-breakers; see :func:`polars_rankmetrics.precision_at_k`.
-    descending
-        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
-    threshold
-        Labels above this value are relevant.
+    by, descending, threshold, ties
+        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
+        their direction, the relevance threshold and the tie policy.
     no_relevant : {'null', 'zero'}
         The value for a query with no relevant row.
-    ties : {'stable', 'optimistic', 'pessimistic'}
-        How rows with equal scores are ordered; see
-        :func:`polars_rankmetrics.precision_at_k`. ``'average'`` is refused:
-        the expected value of a maximum over ranks has no closed form.
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> df = pl.DataFrame({"score": [3, 2, 1], "relevance": [1, 0, 1]})
     >>> df.select(rm.interpolated_ap("relevance", by="score"))
     shape: (1, 1)
@@ -547,8 +516,6 @@ def mean_curve(curve: IntoExpr, length: int = len(ELEVEN_POINTS)) -> pl.Expr:
     --------
     The mean 11-point interpolated precision curve over two queries:
 
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> df = pl.DataFrame(
     ...     {"query": [1, 1, 2, 2], "score": [2, 1, 2, 1], "relevance": [1, 0, 0, 1]}
     ... )

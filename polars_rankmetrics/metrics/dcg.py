@@ -273,15 +273,11 @@ def dcg_at_k(
         Graded relevance labels: bool, int or float.
     k
         The cutoff, a positive int.
-    by
-        The score and tie-breakers; see :func:`polars_rankmetrics.precision_at_k`.
-    descending
-        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
+    by, descending, ties
+        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
+        their direction and the tie policy.
     gain : {'linear', 'exponential'}
         How a label becomes a gain.
-    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
-        How rows with equal scores are ordered; see
-        :func:`polars_rankmetrics.precision_at_k`.
 
     References
     ----------
@@ -290,8 +286,6 @@ def dcg_at_k(
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> df = pl.DataFrame({"score": [3, 2, 1], "relevance": [3, 0, 2]})
     >>> df.select(
     ...     linear=rm.dcg_at_k("relevance", 3, by="score"),
@@ -335,22 +329,16 @@ def ndcg_at_k(
         Graded relevance labels: bool, int or float.
     k
         The cutoff, a positive int.
-    by
-        The score and tie-breakers; see :func:`polars_rankmetrics.precision_at_k`.
-    descending
-        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
+    by, descending, ties
+        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
+        their direction and the tie policy.
     gain : {'linear', 'exponential'}
         How a label becomes a gain; see :func:`dcg_at_k`.
     no_relevant : {'null', 'zero'}
         The value for a query whose ideal DCG is 0.
-    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
-        How rows with equal scores are ordered; see
-        :func:`polars_rankmetrics.precision_at_k`.
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> df = pl.DataFrame({"score": [3, 2, 1, None], "relevance": [3, 0, 2, 3]})
     >>> df.select(rm.ndcg_at_k("relevance", 3, by="score"))
     shape: (1, 1)

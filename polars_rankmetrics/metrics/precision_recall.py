@@ -148,8 +148,6 @@ def precision_at_k(
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> df = pl.DataFrame(
     ...     {
     ...         "query": [1, 1, 1, 2, 2, 2],
@@ -196,23 +194,15 @@ def recall_at_k(
         Relevance labels; see :func:`precision_at_k`.
     k
         The cutoff, a positive int.
-    by
-        The score and tie-breakers; see :func:`precision_at_k`.
-    descending
-        Sort direction; see :func:`precision_at_k`.
-    threshold
-        Labels above this value are relevant.
+    by, descending, threshold, ties
+        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
+        their direction, the relevance threshold and the tie policy.
     no_relevant : {'null', 'zero'}
         The value for a query with no relevant row, where recall is undefined:
         null (skipped by ``mean``), or 0 as trec_eval, ranx and torchmetrics do.
-    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
-        How rows with equal scores are ordered; see
-        :func:`polars_rankmetrics.precision_at_k`.
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> df = pl.DataFrame(
     ...     {"score": [0.9, 0.8, 0.7, None], "relevance": [1, 0, 0, 1]}
     ... )
@@ -256,22 +246,14 @@ def f_beta_at_k(
         The cutoff, a positive int.
     beta
         The weight of recall, > 0.
-    by
-        The score and tie-breakers; see :func:`precision_at_k`.
-    descending
-        Sort direction; see :func:`precision_at_k`.
-    threshold
-        Labels above this value are relevant.
+    by, descending, threshold, ties
+        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
+        their direction, the relevance threshold and the tie policy.
     no_relevant : {'null', 'zero'}
         The value for a query with no relevant row.
-    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
-        How rows with equal scores are ordered; see
-        :func:`polars_rankmetrics.precision_at_k`.
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> df = pl.DataFrame(
     ...     {"score": [0.9, 0.8, 0.7, 0.6], "relevance": [1, 0, 1, 1]}
     ... )
@@ -314,20 +296,12 @@ def hit_rate_at_k(
         Relevance labels; see :func:`precision_at_k`.
     k
         The cutoff, a positive int.
-    by
-        The score and tie-breakers; see :func:`precision_at_k`.
-    descending
-        Sort direction; see :func:`precision_at_k`.
-    threshold
-        Labels above this value are relevant.
-    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
-        How rows with equal scores are ordered; see
-        :func:`polars_rankmetrics.precision_at_k`.
+    by, descending, threshold, ties
+        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
+        their direction, the relevance threshold and the tie policy.
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> df = pl.DataFrame(
     ...     {"score": [0.9, 0.8, 0.7], "relevance": [0, 0, 1]}
     ... )
@@ -367,22 +341,14 @@ def r_precision(
     ----------
     relevance
         Relevance labels; see :func:`precision_at_k`.
-    by
-        The score and tie-breakers; see :func:`precision_at_k`.
-    descending
-        Sort direction; see :func:`precision_at_k`.
-    threshold
-        Labels above this value are relevant.
+    by, descending, threshold, ties
+        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
+        their direction, the relevance threshold and the tie policy.
     no_relevant : {'null', 'zero'}
         The value for a query with no relevant row.
-    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
-        How rows with equal scores are ordered; see
-        :func:`polars_rankmetrics.precision_at_k`.
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> df = pl.DataFrame(
     ...     {"score": [0.9, 0.8, 0.7, 0.6], "relevance": [1, 0, 1, 0]}
     ... )
@@ -422,35 +388,26 @@ def hits_at_k(
         Relevance labels; see :func:`precision_at_k`.
     k
         The cutoff, a positive int.
-    by
-        The score and tie-breakers; see :func:`precision_at_k`.
-    descending
-        Sort direction; see :func:`precision_at_k`.
-    threshold
-        Labels above this value are relevant.
-    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
-        How rows with equal scores are ordered; see
-        :func:`polars_rankmetrics.precision_at_k`.
+    by, descending, threshold, ties
+        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
+        their direction, the relevance threshold and the tie policy.
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
-    >>> df = pl.DataFrame(
-    ...     {"score": [0.9, 0.8, 0.7, 0.6], "relevance": [1, 0, 1, 1]}
-    ... )
-    >>> df.select(
-    ...     at2=rm.hits_at_k("relevance", 2, by="score"),
-    ...     at3=rm.hits_at_k("relevance", 3, by="score"),
+    Three of the top four are relevant, so hits@4 is 3 where P@4 is 0.75:
+
+    >>> ranked = pl.DataFrame({"relevance": [1, 0, 1, 1, 0, 1]})  # rows in rank order
+    >>> ranked.select(
+    ...     hits=rm.hits_at_k("relevance", 4), precision=rm.precision_at_k("relevance", 4)
     ... )
     shape: (1, 2)
-    ┌─────┬─────┐
-    │ at2 ┆ at3 │
-    │ --- ┆ --- │
-    │ f64 ┆ f64 │
-    ╞═════╪═════╡
-    │ 1.0 ┆ 2.0 │
-    └─────┴─────┘
+    ┌──────┬───────────┐
+    │ hits ┆ precision │
+    │ ---  ┆ ---       │
+    │ f64  ┆ f64       │
+    ╞══════╪═══════════╡
+    │ 3.0  ┆ 0.75      │
+    └──────┴───────────┘
     """
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
     return evaluate_one(ranking, hits_statistic.bind("hits_at_k", k=k))

@@ -49,22 +49,14 @@ def reciprocal_rank(
         Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
     k
         An optional cutoff, a positive int.
-    by
-        The score and tie-breakers; see :func:`polars_rankmetrics.precision_at_k`.
-    descending
-        Sort direction; see :func:`polars_rankmetrics.precision_at_k`.
-    threshold
-        Labels above this value are relevant.
+    by, descending, threshold, ties
+        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
+        their direction, the relevance threshold and the tie policy.
     no_relevant : {'null', 'zero'}
         The value for a query with no relevant row.
-    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
-        How rows with equal scores are ordered; see
-        :func:`polars_rankmetrics.precision_at_k`.
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> df = pl.DataFrame({"score": [4, 3, 2, 1], "relevance": [0, 0, 1, 1]})
     >>> df.select(
     ...     rr=rm.reciprocal_rank("relevance", by="score"),

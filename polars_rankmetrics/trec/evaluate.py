@@ -269,8 +269,6 @@ def evaluate(
 
     Examples
     --------
-    >>> import polars as pl
-    >>> import polars_rankmetrics as rm
     >>> qrels = pl.DataFrame(
     ...     {
     ...         "query": ["q1", "q1", "q2", "q2"],

@@ -254,7 +254,6 @@ def scan_trec_run(path: str | Path) -> pl.LazyFrame:
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> import polars_rankmetrics as rm
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.txt"
     >>> lines = ["301 Q0 doc-a 1 2.5 bm25", "301\tQ0\tdoc-b\t2\t  1.5\tbm25 extra"]
     >>> _ = path.write_text("\n".join(lines) + "\n")
@@ -285,7 +284,6 @@ def read_trec_run(path: str | Path) -> pl.DataFrame:
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> import polars_rankmetrics as rm
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.txt"
     >>> _ = path.write_text("q1 Q0 d1 1 0.9 run\nq1 Q0 d2 2 0.8 run\n")
     >>> rm.read_trec_run(path).select("query", "doc", "score")
@@ -328,7 +326,6 @@ def scan_trec_qrels(path: str | Path) -> pl.LazyFrame:
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> import polars_rankmetrics as rm
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
     >>> _ = path.write_text("301 0 doc-a 1\n301 0 doc-b 0\n302 0 doc-c -1\n")
     >>> rm.scan_trec_qrels(path).collect()
@@ -359,7 +356,6 @@ def read_trec_qrels(path: str | Path) -> pl.DataFrame:
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> import polars_rankmetrics as rm
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
     >>> _ = path.write_text("q1 0 d1 2\n")
     >>> rm.read_trec_qrels(path)
