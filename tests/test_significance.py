@@ -90,6 +90,21 @@ def test_exact_randomization_equals_slow_enumeration(pairs: list[tuple[float, fl
     )
 
 
+def test_exact_randomization_enumerates_in_bounded_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The exact test once allocated 2**n x n signs at once (24 queries: about 6 GB).
+    # It enumerates in blocks of at most _BLOCK_CELLS signs; with tiny blocks the
+    # p-value is still the exact enumeration's.
+    import polars_rankmetrics.comparisons.significance as significance
+
+    rng = np.random.default_rng(3)
+    treatment, baseline = rng.uniform(0, 1, 9), rng.uniform(0, 1, 9)
+    expected = _slow_exact_randomization(list(treatment), list(baseline))
+    monkeypatch.setattr(significance, "_BLOCK_CELLS", 40)  # 4 assignments of 9 signs a block
+    blocks = list(significance._blocks(1 << 9, 9))
+    assert len(blocks) == 128 and max(blocks) == 4
+    assert randomization_test(treatment, baseline, n_resamples=512) == pytest.approx(expected)
+
+
 def test_randomization_uses_exact_test_up_to_n_resamples() -> None:
     treatment = [0.5, 0.6, 0.9, 0.7, 0.3, 0.8]
     baseline = [0.4, 0.5, 0.5, 0.5, 0.4, 0.6]

@@ -27,6 +27,8 @@ from typing import Literal, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from polars_rankmetrics._validate import check_k
+
 FloatArray: TypeAlias = npt.NDArray[np.float64]
 ArrayLike: TypeAlias = npt.ArrayLike
 
@@ -59,10 +61,7 @@ def _differences(treatment: ArrayLike, baseline: ArrayLike) -> FloatArray:
 
 def check_n_resamples(n_resamples: object) -> int:
     """Return ``n_resamples`` if it is a positive int, else raise ``ValueError``."""
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        msg = f"`n_resamples` must be a positive int, got {n_resamples!r}"
-        raise ValueError(msg)
-    return n_resamples
+    return check_k(n_resamples, "n_resamples")
 
 
 def _blocks(n_resamples: int, n_values: int) -> Iterator[int]:
@@ -161,9 +160,7 @@ def randomization_test(
         return float("nan")
     observed = abs(differences.sum()) - _slack(differences)
     if n < 63 and (1 << n) <= n_resamples:
-        assignments = np.arange(1 << n, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64)
-        signs = 1.0 - 2.0 * (assignments & 1)
-        return float(np.mean(np.abs(signs @ differences) >= observed))
+        return _exact_randomization(differences, observed)
     rng = np.random.default_rng(seed)
     extreme = 0
     for block in _blocks(n_resamples, n):
@@ -171,6 +168,24 @@ def randomization_test(
         sums = differences.sum() - 2.0 * (flips @ differences)
         extreme += int(np.count_nonzero(np.abs(sums) >= observed))
     return (extreme + 1) / (n_resamples + 1)
+
+
+def _exact_randomization(differences: FloatArray, observed: float) -> float:
+    """The share of all ``2**n`` sign assignments at least as extreme, enumerated in blocks.
+
+    Each block of assignments is at most :data:`_BLOCK_CELLS` signs, so memory stays
+    bounded whatever ``n`` (24 queries: 16.8M assignments, a few MB at a time).
+    """
+    n = differences.size
+    bits = np.arange(n, dtype=np.int64)
+    extreme = 0
+    start = 0
+    for block in _blocks(1 << n, n):
+        assignments = np.arange(start, start + block, dtype=np.int64)[:, None] >> bits
+        signs = 1.0 - 2.0 * (assignments & 1)
+        extreme += int(np.count_nonzero(np.abs(signs @ differences) >= observed))
+        start += block
+    return extreme / (1 << n)
 
 
 def bootstrap_test(
