@@ -121,12 +121,12 @@ class _PartitionEvaluator:
             no_relevant=self.no_relevant,
         ).alias(_MEASURES)
 
-    def measure_names(self, rows: pl.DataFrame) -> list[str]:
-        """Name the output columns, whatever measures the parser knows."""
+    def measure_types(self, rows: pl.DataFrame) -> dict[str, pl.DataType]:
+        """The output columns and their types, whatever measures the parser knows."""
         schema = rows.lazy().group_by(list(self.query)).agg(self.expression()).collect_schema()
         measures = schema[_MEASURES]
         assert isinstance(measures, pl.Struct)
-        return [field.name for field in measures.fields]
+        return {field.name: field.dtype for field in measures.fields}
 
     def per_query(self, rows: pl.DataFrame) -> pl.DataFrame:
         """One row per query of ``rows``: the query columns, then one column per measure."""
@@ -209,7 +209,8 @@ def evaluate(
     ----------
     sdf
         One row per (query, document): the query column(s), a numeric score, a
-        numeric or boolean relevance label, and optionally a document id.
+        numeric or boolean relevance label, and optionally a document id. Decimal
+        scores and labels are read as doubles.
     metrics
         Measure names, as for :func:`polars_rankmetrics.metrics`: trec_eval names
         (``map``, ``P_10``, ``ndcg_cut_10``, ...) or ir_measures names (``AP``,
@@ -242,7 +243,7 @@ def evaluate(
     -------
     pyspark.sql.DataFrame
         The query column(s), with their Spark types, then one DoubleType column per
-        measure. Rows come in no particular order.
+        measure (StringType for ``relstring``). Rows come in no particular order.
 
     Raises
     ------
@@ -273,7 +274,15 @@ def evaluate(
     _require_pyspark()
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import to_arrow_schema
-    from pyspark.sql.types import BooleanType, DoubleType, NumericType, StructField, StructType
+    from pyspark.sql.types import (
+        BooleanType,
+        DecimalType,
+        DoubleType,
+        NumericType,
+        StringType,
+        StructField,
+        StructType,
+    )
 
     query_names = _as_names(query, "query")
     if chunk_rows is not None:
@@ -308,9 +317,19 @@ def evaluate(
 
     by = (score, *([doc] if doc is not None else []), _ROW)
     descending = (True, *([True] if doc is not None else []), False)
-    rows = sdf.select(*(F.col(_quoted(name)) for name in inputs)).withColumn(
-        _ROW, F.monotonically_increasing_id()
-    )
+    # Decimal scores and labels are numbers, but polars' float kernels (NaN checks,
+    # arithmetic) take no decimals: they cross to the workers as doubles.
+    decimal = {
+        name for name in (score, relevance) if isinstance(sdf.schema[name].dataType, DecimalType)
+    }
+    rows = sdf.select(
+        *(
+            F.col(_quoted(name)).cast("double").alias(name)
+            if name in decimal
+            else F.col(_quoted(name))
+            for name in inputs
+        )
+    ).withColumn(_ROW, F.monotonically_increasing_id())
 
     # Dry run on an empty frame with the same Arrow types: it validates the
     # measures and parameters with the local code, and names the output columns
@@ -329,15 +348,18 @@ def evaluate(
     )
     empty = pl.from_arrow(input_arrow.empty_table())
     assert isinstance(empty, pl.DataFrame)
-    names = evaluator.measure_names(empty)
-    clashes = sorted(set(names) & set(query_names))
+    types = evaluator.measure_types(empty)
+    clashes = sorted(set(types) & set(query_names))
     if clashes:
         msg = f"measure names {clashes} clash with the query column names"
         raise ValueError(msg)
 
     schema = StructType(
         [rows.schema[name] for name in query_names]
-        + [StructField(name, DoubleType(), nullable=True) for name in names]
+        + [
+            StructField(name, StringType() if dtype == pl.String else DoubleType(), nullable=True)
+            for name, dtype in types.items()
+        ]
     )
     evaluator = replace(evaluator, output=_arrow_schema(sdf.sparkSession, schema, to_arrow_schema))
 
@@ -380,7 +402,8 @@ def summarize(
     per_query
         The result of :func:`evaluate`.
     query
-        The query column(s) of ``per_query``; every other column is averaged.
+        The query column(s) of ``per_query``; every other numeric column is averaged
+        (``relstring``, a string, is left out).
 
     Returns
     -------
@@ -414,7 +437,13 @@ def summarize(
             f"its columns are {per_query.columns}"
         )
         raise ValueError(msg)
-    measures = [name for name in per_query.columns if name not in query_names]
+    from pyspark.sql.types import NumericType
+
+    measures = [
+        field.name
+        for field in per_query.schema.fields
+        if field.name not in query_names and isinstance(field.dataType, NumericType)
+    ]
     return per_query.agg(*(F.avg(F.col(_quoted(name))).alias(name) for name in measures))
 
 

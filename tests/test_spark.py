@@ -326,6 +326,8 @@ def test_partition_function_cuts_only_between_queries(
         ({"chunk_rows": 0}, "`chunk_rows` must be a positive int"),
         ({"threshold": -1}, "`threshold` must be a finite number >= 0"),
         ({"query": []}, "`query` must be a column name"),
+        ({"metrics": ["P.99999999999999999999"]}, "`k` must be a positive int of at most 2"),
+        ({"metrics": ["relstring.nan"]}, "`length` must be a finite number"),
     ],
 )
 def test_bad_parameters(spark: Any, kwargs: dict[str, Any], message: str) -> None:
@@ -345,6 +347,36 @@ def test_non_numeric_score_is_named(spark: Any) -> None:
     sdf = spark.createDataFrame([("q", "high", 1)], "query string, score string, relevance long")
     with pytest.raises(TypeError, match="the score column 'score' must be numeric, got string"):
         rm.spark.evaluate(sdf, ["map"])
+
+
+def test_decimal_scores_and_labels_are_read_as_doubles(spark: Any) -> None:
+    # A Decimal passes as numeric; it once failed inside the Python workers.
+    from pyspark.sql import functions as F
+
+    rows = [("q", "d1", "0.9", "1"), ("q", "d2", "0.8", "0"), ("q", "d3", "0.1", "2")]
+    decimal = spark.createDataFrame(rows, "query string, doc string, s string, r string").select(
+        "query",
+        "doc",
+        F.col("s").cast("decimal(10,3)").alias("score"),
+        F.col("r").cast("decimal(5,0)").alias("relevance"),
+    )
+    double = decimal.select(
+        "query", "doc", F.col("score").cast("double"), F.col("relevance").cast("double")
+    )
+    names = ["map", "ndcg_cut_3", "P_2"]
+    assert (
+        rm.spark.evaluate(decimal, names, doc="doc").collect()
+        == rm.spark.evaluate(double, names, doc="doc").collect()
+    )
+
+
+def test_relstring_is_a_string_column(spark: Any) -> None:
+    rows = [("q", "d1", 0.9, 1), ("q", "d2", 0.8, 0), ("q", "d3", 0.1, 2), ("r", "d1", 0.5, 0)]
+    sdf = spark.createDataFrame(rows, "query string, doc string, score double, relevance long")
+    per_query = rm.spark.evaluate(sdf, ["relstring.3", "map"], doc="doc")
+    assert dict(per_query.dtypes)["relstring_3"] == "string"
+    assert sorted(per_query.select("query", "relstring_3").collect()) == [("q", "102"), ("r", "0")]
+    assert rm.spark.summarize(per_query).columns == ["map"]
 
 
 def test_summarize_missing_query(spark: Any) -> None:
