@@ -54,7 +54,7 @@ import shutil
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped]
@@ -121,7 +121,7 @@ class _PartitionEvaluator:
             no_relevant=self.no_relevant,
         ).alias(_MEASURES)
 
-    def measure_types(self, rows: pl.DataFrame) -> dict[str, pl.DataType]:
+    def measure_types(self, rows: pl.DataFrame) -> dict[str, Any]:
         """The output columns and their types, whatever measures the parser knows."""
         schema = rows.lazy().group_by(list(self.query)).agg(self.expression()).collect_schema()
         measures = schema[_MEASURES]
