@@ -9,6 +9,7 @@ from typing import Literal, TypeAlias
 import polars as pl
 
 from polars_rankmetrics._validate import IntoExpr, NoRelevant, check_k
+from polars_rankmetrics.measures import parse_measures
 from polars_rankmetrics.multi import metrics
 
 ROWS_PER_PASS = 2_500_000
@@ -177,6 +178,11 @@ def evaluate_parquet(
     keys = [query] if isinstance(query, str) else list(query)
     if not keys:
         msg = "`query` must name at least one column"
+        raise ValueError(msg)
+    outputs = [column.name for name in measures for column in parse_measures(name)]
+    clashes = sorted(set(outputs) & set(keys))
+    if clashes:
+        msg = f"measure names {clashes} clash with the query column names; rename the column(s)"
         raise ValueError(msg)
     if isinstance(source, pl.DataFrame):
         frame = source.lazy()

@@ -71,6 +71,7 @@ def test_evaluate_parquet_auto_partitions(
         ({"partitions": "many"}, "`partitions` must be a positive int or 'auto'"),
         ({"engine": "gpu"}, "`engine` must be one of"),
         ({"query": []}, "`query` must name at least one column"),
+        ({"query": "AP"}, r"measure names \['AP'\] clash with the query column names"),
     ],
 )
 def test_evaluate_parquet_rejects_bad_options(kwargs: dict[str, object], message: str) -> None:
