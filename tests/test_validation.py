@@ -202,3 +202,14 @@ def test_trec_measures_follow_no_relevant_for_undefined_queries() -> None:
     ).unnest("m")
     assert null.row(0) == (None, None, None, None, None, 0.0)
     assert zero.row(0) == (0.0,) * 6
+
+
+def test_a_huge_bin_count_costs_nothing() -> None:
+    # bins=10**12 was accepted and the process was killed for memory: with more
+    # bins than rows, every rank is its own point, as with bins equal to the rows.
+    df = pl.DataFrame({"score": [8, 7, 6, 5, 4], "relevance": [1, 1, 0, 1, 0]})
+    huge = df.select(rm.binned_pr_curve("relevance", 10**12, by="score")).item()
+    assert (
+        huge.to_list() == df.select(rm.binned_pr_curve("relevance", 5, by="score")).item().to_list()
+    )
+    assert len(huge) == 5

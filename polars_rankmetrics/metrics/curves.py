@@ -269,8 +269,11 @@ def binned_pr_curve(
 def _equal_bins(ranking: Ranking, n_bins: int) -> pl.Expr:
     ranked = ranking.scored_vocabulary()
     n_retrieved = ranked.n_retrieved.cast(pl.Int64)
-    bin_number = pl.int_range(1, n_bins + 1, dtype=pl.Int64)
-    ends = ((bin_number * n_retrieved + n_bins - 1) // n_bins).unique(maintain_order=True)
+    # With m = min(bins, N) bins the ends are the same: ceil(i * N / bins) over
+    # i <= bins covers every rank once bins >= N. So a huge `bins` costs nothing.
+    m = pl.max_horizontal(pl.min_horizontal(pl.lit(n_bins, pl.Int64), n_retrieved), pl.lit(1))
+    bin_number = pl.int_range(1, m + 1, dtype=pl.Int64)
+    ends = ((bin_number * n_retrieved + m - 1) // m).unique(maintain_order=True)
     ends = ends.filter(ends > 0)
     # Under 'average' ties the expected hit count is the sum of expected hits.
     tp = expected_hit(ranked).cum_sum()
