@@ -53,7 +53,10 @@ def is_integral(value: object) -> bool:
 
 def is_bool(value: object) -> bool:
     """Whether ``value`` is a bool, Python's or numpy's."""
-    return isinstance(value, bool) or type(value).__name__ == "bool_"
+    kind = type(value)
+    return isinstance(value, bool) or (
+        kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_")
+    )
 
 
 def check_k(k: object, name: str = "k") -> int:

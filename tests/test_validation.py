@@ -213,3 +213,43 @@ def test_a_huge_bin_count_costs_nothing() -> None:
         huge.to_list() == df.select(rm.binned_pr_curve("relevance", 5, by="score")).item().to_list()
     )
     assert len(huge) == 5
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"descending": 1}, "`descending` must be a bool or one bool per `by` expression"),
+        ({"descending": None}, "`descending` must be a bool"),
+        ({"by": 5}, "`by` must be a column name, an expression or a list of them"),
+        ({"by": [5]}, "`by` must be a column name or a polars expression"),
+        ({"threshold": "1"}, "`threshold` must be a finite number >= 0"),
+        ({"threshold": math.inf}, "`threshold` must be a finite number >= 0"),
+    ],
+)
+def test_ranking_options_name_the_parameter(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        rm.average_precision("relevance", **{"by": "score", **kwargs})  # type: ignore[arg-type]
+
+
+def test_numpy_numbers_are_accepted_as_parameters() -> None:
+    import numpy as np
+
+    df = pl.DataFrame({"score": [0.9, 0.8, 0.7, 0.1], "relevance": [1, 0, 1, 1]})
+    assert df.select(rm.precision_at_k("relevance", np.int64(2), by="score")).item() == 0.5
+    assert df.select(rm.average_precision("relevance", by="score", descending=np.True_)).item() == (
+        df.select(rm.average_precision("relevance", by="score")).item()
+    )
+    numpy_bins = df.select(rm.binned_pr_curve("relevance", np.int32(2), by="score")).item()
+    assert (
+        numpy_bins.to_list()
+        == df.select(rm.binned_pr_curve("relevance", 2, by="score")).item().to_list()
+    )
+    assert (
+        df.select(rm.recall_at_k("relevance", 2, by="score", threshold=np.float64(0.5))).item()
+        == 1 / 3
+    )
+
+
+def test_recall_levels_given_as_a_string_are_refused() -> None:
+    with pytest.raises(ValueError, match="`recall_levels` must be a non-empty list of numbers"):
+        rm.interpolated_precision("relevance", "0.5", by="score")  # type: ignore[arg-type]

@@ -18,6 +18,7 @@ from polars_rankmetrics._validate import (
     Ties,
     check_k,
     check_number,
+    is_integral,
 )
 from polars_rankmetrics.engine import Ranked, Ranking, evaluate_one, statistic
 from polars_rankmetrics.engine.ties import expected_hit
@@ -253,7 +254,7 @@ def binned_pr_curve(
     └───────────┴─────┴─────┴───────────┴────────┘
     """
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    if isinstance(bins, int) and not isinstance(bins, bool):
+    if is_integral(bins):
         check_k(bins, "bins")
         return _equal_bins(ranking, bins)
     if isinstance(bins, Sequence) and not isinstance(bins, str) and len(bins) > 0:
