@@ -255,8 +255,7 @@ def binned_pr_curve(
     """
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
     if is_integral(bins):
-        check_k(bins, "bins")
-        return _equal_bins(ranking, bins)
+        return _equal_bins(ranking, check_k(bins, "bins"))
     if isinstance(bins, Sequence) and not isinstance(bins, str) and len(bins) > 0:
         cutoffs = [float(cutoff) for cutoff in bins]
         if any(cutoff != cutoff for cutoff in cutoffs):
