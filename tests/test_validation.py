@@ -47,7 +47,7 @@ def test_beta_must_be_positive(beta: object) -> None:
         rm.f_beta_at_k("relevance", 3, beta=beta, by="score")  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("bins", [0, -3, [], "10", True])
+@pytest.mark.parametrize("bins", [0, -3, [], "10", True, ["a"], [0.5, math.nan], [True]])
 def test_bins_must_be_positive_or_cutoffs(bins: object) -> None:
     with pytest.raises(ValueError, match="`bins`"):
         rm.binned_pr_curve("relevance", bins, by="score")  # type: ignore[arg-type]

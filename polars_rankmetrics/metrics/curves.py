@@ -7,6 +7,7 @@ recall level to a number of relevant rows) and its mean, ``11pt_avg``.
 from __future__ import annotations
 
 import functools
+import numbers
 import operator
 from collections.abc import Sequence
 
@@ -18,6 +19,7 @@ from polars_rankmetrics._validate import (
     Ties,
     check_k,
     check_number,
+    is_bool,
     is_integral,
 )
 from polars_rankmetrics.engine import Ranked, Ranking, evaluate_one, statistic
@@ -257,12 +259,16 @@ def binned_pr_curve(
     if is_integral(bins):
         return _equal_bins(ranking, check_k(bins, "bins"))
     if isinstance(bins, Sequence) and not isinstance(bins, str) and len(bins) > 0:
-        cutoffs = [float(cutoff) for cutoff in bins]
-        if any(cutoff != cutoff for cutoff in cutoffs):
-            msg = "`bins` cut-offs must not be NaN"
-            raise ValueError(msg)
-        return _cutoff_bins(ranking, cutoffs)
+        return _cutoff_bins(ranking, [_cutoff(cutoff) for cutoff in bins])
     msg = f"`bins` must be a positive int or a non-empty list of score cut-offs, got {bins!r}"
+    raise ValueError(msg)
+
+
+def _cutoff(value: object) -> float:
+    """A score cut-off: any number but NaN (an infinite one takes all rows or none)."""
+    if isinstance(value, numbers.Real) and not is_bool(value) and value == value:
+        return float(value)
+    msg = f"`bins` cut-offs must be numbers, not NaN, got {value!r}"
     raise ValueError(msg)
 
 
