@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 import polars_rankmetrics as rm
-from tests.metric_table import METRICS
+from tests.metric_table import MEASURES, METRICS
 
 BAD_K = [0, -1, 1.5, True, "3", None, 2**63, float("nan")]
 
@@ -253,3 +253,23 @@ def test_numpy_numbers_are_accepted_as_parameters() -> None:
 def test_recall_levels_given_as_a_string_are_refused() -> None:
     with pytest.raises(ValueError, match="`recall_levels` must be a non-empty list of numbers"):
         rm.interpolated_precision("relevance", "0.5", by="score")  # type: ignore[arg-type]
+
+
+def test_nan_labels_are_unjudged_like_null_labels() -> None:
+    # A NaN label on an unretrieved row once made it a retrieved hit (P@3 = 1/3,
+    # num_ret 3), and on a retrieved row a relevant one (nDCG NaN).
+    nan = pl.DataFrame(
+        {"score": [0.9, 0.8, None, 0.5], "relevance": [0.0, 1.0, math.nan, math.nan]}
+    )
+    null = nan.with_columns(pl.col("relevance").fill_nan(None))
+    assert nan.select(rm.precision_at_k("relevance", 3, by="score")).item() == 1 / 3
+    for case in METRICS:
+        assert nan.select(case.expr()).equals(null.select(case.expr())), case.id
+    names = [name for name, _ in MEASURES.values()]
+    assert nan.select(rm.metrics("relevance", names, by="score")).equals(
+        null.select(rm.metrics("relevance", names, by="score"))
+    )
+    counts = nan.select(rm.metrics("relevance", ["num_ret", "num_rel", "relstring"], by="score"))
+    assert (
+        counts.item().values() if False else counts.unnest("relevance").row(0) == (3.0, 1.0, "01-")
+    )

@@ -95,8 +95,10 @@ class Ranking:
         (lhs: column 'label' ...)"), where a cast would parse "1" silently. It
         costs nothing extra: a Python check would stop polars from evaluating
         the encoding once for the whole column instead of group by group.
+
+        A NaN label is read as null: unjudged, as pandas writes a missing label.
         """
-        return (self.relevance + 0.0).cast(pl.Float64)
+        return (self.relevance + 0.0).cast(pl.Float64).fill_nan(None)
 
     @property
     def label(self) -> pl.Expr:
