@@ -32,6 +32,14 @@ labels (relevant rows) first. ``'pessimistic'``: lower labels first. ``'average'
 the exact expected value over every ordering of each tie group.
 """
 
+DocOrder: TypeAlias = Literal["doc_descending", "doc_ascending", "input"]
+"""How equal scores are ordered in a run: by document id, descending (trec_eval) or
+ascending (some ir_measures providers), or in the run's input order (cwl_eval)."""
+
+TieBreak: TypeAlias = Literal["tool", "doc_descending", "doc_ascending", "input"]
+"""How ``evaluate()`` orders equal scores: as the tool that owns each measure name
+does (``'tool'``), or one :data:`DocOrder` for every measure."""
+
 MAX_CUTOFF = 2**62
 """The largest cutoff accepted: beyond it a cutoff no longer fits polars' integers."""
 

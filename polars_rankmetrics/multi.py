@@ -2,13 +2,43 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 import polars as pl
 
 from polars_rankmetrics._validate import IntoExpr, NoRelevant, Ties, check_choice
 from polars_rankmetrics.engine import Ranking, evaluate
-from polars_rankmetrics.measures import parse_measures
+from polars_rankmetrics.measures import Column, parse_measures
+
+
+def columns_struct(
+    columns: Sequence[Column],
+    no_relevant: NoRelevant,
+    variant: Callable[[Column], Hashable],
+    ranking: Callable[[Hashable], Ranking],
+) -> pl.Expr:
+    """Every column's statistic, as one struct with a field per column, in their order.
+
+    Columns of one ``variant`` (judged rows only, a tie order) share one
+    ``ranking(variant)``: one sort per group for each variant in use, so a
+    plain list of measures costs one sort.
+    """
+    names = [column.name for column in columns]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        msg = f"`measures` give the same output column more than once: {repeated}"
+        raise ValueError(msg)
+    groups: dict[Hashable, list[Column]] = {}
+    for column in columns:
+        groups.setdefault(variant(column), []).append(column)
+    structs = {
+        key: evaluate(ranking(key), [column.bind(no_relevant) for column in members])
+        for key, members in groups.items()
+    }
+    if len(structs) == 1:
+        return next(iter(structs.values()))
+    fields = [structs[variant(column)].struct.field(column.name) for column in columns]
+    return pl.struct(fields)
 
 
 def metrics(
@@ -78,4 +108,9 @@ def metrics(
     check_choice(no_relevant, "no_relevant", NoRelevant)
     columns = [column for name in measures for column in parse_measures(name)]
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
-    return evaluate(ranking, [column.bind(no_relevant) for column in columns])
+    return columns_struct(
+        columns,
+        no_relevant,
+        lambda column: column.judged_only,
+        lambda judged_only: ranking.judged_only() if judged_only else ranking,
+    )

@@ -202,5 +202,7 @@ MEASURES: dict[str, tuple[str, Oracle]] = {
     "set_map": ("set_map", "pytrec_eval"),
     "SetF": ("set_F", "pytrec_eval"),
     "utility": ("utility", "pytrec_eval"),
+    "f1": ("f1@10", "ranx"),
+    "dcg_cut": ("dcg@10", "ranx"),
 }
 """Every registry measure, with a spelling and its oracle."""

@@ -22,8 +22,13 @@ import pytest
 import ranx
 
 import polars_rankmetrics as rm
-from polars_rankmetrics.measures import parse_measure, parse_measures
-from polars_rankmetrics.measures.ir_names import IR_MEASURES, RANX
+from polars_rankmetrics.measures import Column, parse_measure, parse_measures
+from polars_rankmetrics.measures.ir_names import (
+    IR_MEASURES,
+    RANX,
+    parse_ir_measures_name,
+    parse_ranx_name,
+)
 from polars_rankmetrics.measures.registry import BY_KEY
 from polars_rankmetrics.measures.trec_names import FAMILIES
 from polars_rankmetrics.metrics import FUNCTIONS
@@ -40,46 +45,80 @@ def test_every_registry_measure_is_in_the_table_with_a_spelling() -> None:
         assert parse_measure(name).measure is BY_KEY[key], name
 
 
+def _other_spellings() -> list[tuple[str, str | None, Column]]:
+    """Every ir_measures and ranx spelling, with its cutoff text and its column."""
+    spelled = []
+    for name, spelling in IR_MEASURES.items():
+        cutoffs: list[str | None] = [] if spelling.cutoff is None else ["10"]
+        if spelling.cutoff == "level":
+            cutoffs = ["0.5"]
+        if not spelling.cutoff_required:
+            cutoffs.append(None)
+        for cutoff in cutoffs:
+            text = f"{name}@{cutoff}" if cutoff else name
+            if spelling.rel_required:
+                text = f"{name}(rel=1)"
+            column = parse_ir_measures_name(text)
+            assert column is not None, text
+            spelled.append((text, cutoff, column))
+    for name, metric in RANX.items():
+        texts = [(f"{name}@10", "10")] if metric.at_k is not None else []
+        texts += [(f"{name}.9" if name == "rbp" else name, None)]
+        for text, cutoff in texts:
+            column = parse_ranx_name(text)
+            assert column is not None, text
+            spelled.append((text, cutoff, column))
+    return spelled
+
+
 def spelling_pairs() -> list[tuple[str, str]]:
     """Every (trec_eval name, ir_measures or ranx name) pair that spells one measure."""
     pairs = []
-    for table in (IR_MEASURES, RANX):
-        for name, spelling in table.items():
-            cutoffs = (
-                [] if spelling.cutoff is None else ["0.5" if spelling.cutoff == "level" else "10"]
-            )
-            if not spelling.cutoff_required:
-                cutoffs.append("")
-            for cutoff in cutoffs:
-                other = f"{name}@{cutoff}" if cutoff else name
-                for family in FAMILIES:
-                    if family.key != spelling.key:
-                        continue
-                    if family.kind == "long_cutoffs" and cutoff:
-                        pairs.append((f"{family.name}_{cutoff}", other))
-                    elif family.kind == "double_cutoffs" and cutoff:
-                        pairs.append((f"{family.name}_{float(cutoff):3.2f}", other))
-                    elif family.kind not in ("long_cutoffs", "double_cutoffs") and not cutoff:
-                        pairs.append((family.name, other))
+    for other, cutoff, column in _other_spellings():
+        for family in FAMILIES:
+            if family.key != column.measure.key:
+                continue
+            if family.kind == "long_cutoffs" and cutoff:
+                pairs.append((f"{family.name}_{cutoff}", other))
+            elif family.kind == "double_cutoffs" and cutoff:
+                pairs.append((f"{family.name}_{float(cutoff):3.2f}", other))
+            elif family.kind not in ("long_cutoffs", "double_cutoffs") and not cutoff:
+                pairs.append((family.name, other))
     return pairs
 
 
 PAIRS = spelling_pairs()
 
+DELIBERATE = {
+    ("iprec_at_recall_0.50", "IPrec@0.5"): "ir_measures computes trec_eval 9's rounding",
+    ("ndcg", "ndcg"): "ranx gains only the relevant rows (the same at level 1)",
+    ("ndcg", "ndcg_burges"): "exponential gains",
+    ("ndcg_cut_10", "ndcg@10"): "ranx gains only the relevant rows (the same at level 1)",
+    ("ndcg_cut_10", "ndcg_burges@10"): "exponential gains",
+    ("bpref", "bpref"): "ranx counts negative labels as judged non-relevant",
+    ("rbp", "RBP(rel=1)"): "binary gains, p = 0.8, 1000 ranks",
+    ("rbp", "rbp.9"): "the label is the gain",
+}
+"""Pairs of one measure whose parameters differ on purpose: the tools compute them
+differently (tests/test_peer_names.py checks each against its tool)."""
+
 
 def test_spelling_pairs_cover_every_shared_measure() -> None:
-    assert len(PAIRS) >= 18
+    assert len(PAIRS) >= 30
     assert ("P_10", "P@10") in PAIRS and ("map_cut_10", "AP@10") in PAIRS
-    assert ("num_ret", "NumRet") in PAIRS and ("iprec_at_recall_0.50", "IPrec@0.5") in PAIRS
+    assert ("num_ret", "NumRet") in PAIRS and ("set_P", "precision") in PAIRS
+    assert ("recip_rank", "mrr") in PAIRS and ("P_10", "precision@10") in PAIRS
+    assert set(DELIBERATE) <= set(PAIRS)
 
 
 @pytest.mark.parametrize(("trec", "other"), PAIRS, ids=[f"{a}={b}" for a, b in PAIRS])
 def test_spellings_resolve_to_the_identical_entry(trec: str, other: str) -> None:
     (left,) = parse_measures(trec)
-    right = parse_measure(other)
+    right = parse_ir_measures_name(other) or parse_ranx_name(other)
+    assert right is not None
     assert left.measure is right.measure
-    assert left.params == right.params
-    assert left.threshold == right.threshold
+    same = (left.params, left.threshold) == (right.params, right.threshold)
+    assert same != ((trec, other) in DELIBERATE), (left.params, right.params)
 
 
 # --------------------------------------------------- names mean the owner's thing
@@ -195,13 +234,24 @@ def test_list_measures_names_every_measure_and_its_spellings() -> None:
     table = rm.list_measures()
     assert set(table.get_column("measure")) == set(BY_KEY)
     row = table.filter(pl.col("measure") == "AP").row(0, named=True)
-    assert (row["trec_eval"], row["ir_measures"], row["summary"]) == ("map", "AP", "mean")
+    assert (row["trec_eval"], row["ir_measures"], row["summary"]) == (
+        "map, map_cut",
+        "AP, MAP",
+        "mean",
+    )
     assert table.filter(pl.col("measure") == "hits").item(0, "ranx") == "hits"
 
 
 @pytest.mark.parametrize(
     ("name", "hint"),
-    [("NDCG@10", "'nDCG'"), ("mapp", "'map'"), ("Map", "'map'"), ("Bpreff", "'Bpref'")],
+    [
+        ("nDGC@10", "'nDCG'"),
+        ("Ndcg@10", "'ndcg'"),
+        ("mapp", "'map'"),
+        ("Map", "'map'"),
+        ("Bpreff", "'Bpref'"),
+        ("ndcg_burgess@10", "'ndcg_burges'"),
+    ],
 )
 def test_unknown_names_suggest_the_closest(name: str, hint: str) -> None:
     with pytest.raises(

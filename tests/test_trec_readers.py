@@ -104,14 +104,21 @@ def test_unretrieved_relevant_counts_in_r() -> None:
     assert result.per_query.row(0) == ("1", 2.0, 0.5, 0.25)
 
 
-def test_column_mapping_and_lazy_inputs() -> None:
+def test_column_mapping_per_side_and_lazy_inputs() -> None:
     run = RUN.rename({"query": "qid", "doc": "docno", "score": "sim"}).lazy()
-    qrels = QRELS.rename({"query": "qid", "doc": "docno", "relevance": "rel"}).lazy()
-    mapping = {"query": "qid", "doc": "docno", "score": "sim", "relevance": "rel"}
-    mapped = rm.evaluate(qrels, run, "map", columns=mapping)
+    qrels = QRELS.rename({"query": "topic_no", "doc": "docno", "relevance": "grade"}).lazy()
+    mapped = rm.evaluate(
+        qrels,
+        run,
+        "map",
+        qrels_columns={"query": "topic_no", "relevance": "grade"},
+        run_columns={"score": "sim"},
+    )
     assert_frame_equal(mapped.per_query, rm.evaluate(QRELS, RUN, "map").per_query)
-    with pytest.raises(ValueError, match="no column 'query'"):
-        rm.evaluate(qrels, run, "map")
+    with pytest.raises(ValueError, match=r"the run has no score column .*run_columns"):
+        rm.evaluate(qrels, run, "map", qrels_columns={"query": "topic_no", "relevance": "grade"})
+    with pytest.raises(ValueError, match="`qrels_columns` maps 'query' to 'qid', which"):
+        rm.evaluate(qrels, run, "map", qrels_columns={"query": "qid"})
 
 
 def test_duplicate_pairs_are_errors() -> None:

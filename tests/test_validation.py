@@ -86,7 +86,9 @@ def test_by_and_descending_are_checked() -> None:
 
 
 def test_measures_are_checked() -> None:
-    with pytest.raises(ValueError, match="unknown measure 'MAP@ten'"):
+    with pytest.raises(ValueError, match="unknown measure 'MAPP@10'"):
+        rm.metrics("relevance", ["MAPP@10"], by="score")
+    with pytest.raises(ValueError, match="measure 'MAP@ten': the cutoff 'ten' is not a number"):
         rm.metrics("relevance", ["MAP@ten"], by="score")
     with pytest.raises(ValueError, match="duplicate"):
         rm.metrics("relevance", ["AP", "AP"], by="score")

@@ -18,7 +18,7 @@ each tie group starts and ends (see :mod:`.ties`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
@@ -85,6 +85,21 @@ class Ranking:
             )
             raise ValueError(msg)
         return cls(as_expr(relevance), by_exprs, directions, threshold, ties)
+
+    def judged_only(self) -> Ranking:
+        """The ranking of the judged rows only: a row without a label >= 0 is not retrieved.
+
+        trec_eval's ``judged_docs_only_flag`` (ir_measures' ``judged_only=True``):
+        unjudged rows (null labels) and rows with a negative label leave the
+        ranking, so the rows below them move up. Without scores (``by=None``)
+        the rows keep their order.
+        """
+        judged = self.numeric_relevance.fill_null(-1.0) >= 0.0
+        if self.by:
+            by = (pl.when(judged).then(self.by[0]), *self.by[1:])
+            return replace(self, by=by)
+        position = pl.when(judged).then(pl.int_range(pl.len()))
+        return replace(self, by=(position,), descending=(False,))
 
     @property
     def numeric_relevance(self) -> pl.Expr:

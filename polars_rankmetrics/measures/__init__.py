@@ -43,10 +43,16 @@ defaults to the denominator ``min(k, R)``.
 from __future__ import annotations
 
 import difflib
+import re
 
 import polars as pl
 
-from polars_rankmetrics.measures.ir_names import IR_MEASURES, RANX, parse_spelled_name
+from polars_rankmetrics.measures.ir_names import (
+    IR_MEASURES,
+    RANX,
+    parse_ir_measures_name,
+    parse_ranx_name,
+)
 from polars_rankmetrics.measures.registry import MEASURES, Column, Measure
 from polars_rankmetrics.measures.trec_names import FAMILIES, NICKNAMES, parse_trec_name
 
@@ -88,10 +94,12 @@ def parse_measures(name: str) -> list[Column]:
         raise ValueError(msg)
     if name in NICKNAMES:
         return [column for member in NICKNAMES[name] for column in parse_measures(member)]
+    if re.fullmatch(r"rbp[.@][0-9]+(-l[0-9]+)?", name):  # ranx's, not trec_eval's rbp.p=0.8
+        return [parse_ranx_name(name)]  # type: ignore[list-item]
     trec = parse_trec_name(name)
     if trec is not None:
         return trec
-    column = parse_spelled_name(name, (IR_MEASURES, RANX))
+    column = parse_ir_measures_name(name) or parse_ranx_name(name)
     if column is None:
         raise _unknown(name)
     return [column]
@@ -115,26 +123,41 @@ def parse_measure(name: str) -> Column:
     return columns[0]
 
 
+def _spellings(key: str) -> tuple[str, str, str]:
+    """The trec_eval, ir_measures and ranx names of the measure ``key``, comma-separated."""
+    trec = [family.name for family in FAMILIES if family.key == key]
+    ir_measures = [name for name, spelling in IR_MEASURES.items() if spelling.key == key]
+    ir_measures += [
+        f"{name}({spelling.switch[0]}=...)"
+        for name, spelling in IR_MEASURES.items()
+        if spelling.switch is not None and spelling.switch[1] == key
+    ]
+    ranx = [
+        name
+        for name, metric in RANX.items()
+        if any(s is not None and s.key == key for s in (metric.at_k, metric.whole))
+    ]
+    return ", ".join(trec), ", ".join(ir_measures), ", ".join(ranx)
+
+
 def list_measures() -> pl.DataFrame:
     """
     Every measure: its canonical name, meaning, summary over queries and spellings.
+
+    The spelling columns list each tool's names for the measure (with
+    parameters or a cutoff, as that tool writes them: ``P@10``, ``P_10``,
+    ``precision@10``).
 
     Examples
     --------
     >>> table = rm.list_measures()
     >>> table.filter(table["measure"] == "NumRet").row(0)
     ('NumRet', 'the number of retrieved rows', 'sum', 'num_ret', 'NumRet', '')
+    >>> table.filter(table["measure"] == "SetP").row(0)[3:]
+    ('set_P', 'SetP', 'precision')
     """
-    trec = {family.key: family.name for family in reversed(FAMILIES) if family.key}
     rows = [
-        (
-            measure.key,
-            measure.description,
-            measure.summary,
-            trec.get(measure.key, ""),
-            next((n for n, s in IR_MEASURES.items() if s.key == measure.key), ""),
-            next((n for n, s in RANX.items() if s.key == measure.key), ""),
-        )
+        (measure.key, measure.description, measure.summary, *_spellings(measure.key))
         for measure in MEASURES
     ]
     schema = ["measure", "description", "summary", "trec_eval", "ir_measures", "ranx"]

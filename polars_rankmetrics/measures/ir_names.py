@@ -1,10 +1,16 @@
-"""ir_measures' spellings, ``Name(param=value,...)@cutoff``, and ranx's.
+"""ir_measures' spellings, ``Name(param=value,...)@cutoff``, and ranx's, ``name@k-lN``.
 
 An ir_measures name is a measure, optional parameters in parentheses (Python
 literals: ``rel=2``, ``gains={0: 0, 1: 1}``) and an optional cutoff after ``@``
-(``P(rel=2)@10``). ``rel`` is the lowest relevant label, a column's own
-relevance level. ranx's names (``hits@10``) follow the same grammar without
-parentheses.
+(``P(rel=2)@10``); ``cutoff=10`` is the same as ``@10``. ``rel`` is the lowest
+relevant label, a column's own relevance level; ``judged_only=True`` ranks only
+the judged documents. Each name means what ir_measures computes with it, down
+to the order in which its provider breaks tied scores (:class:`Spelling`).
+
+A ranx name is lower case, ``name``, ``name@k`` or ``rbp.p``, with an optional
+relevance level suffix ``-lN`` (``ndcg@10-l2``, ``map-l2``); without ``@k`` a
+ranx measure reads the whole run (``precision`` is the precision of the
+retrieved set).
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from polars_rankmetrics._validate import check_number
+from polars_rankmetrics._validate import MAX_CUTOFF, DocOrder, check_bool, check_number
 from polars_rankmetrics.engine import Threshold
 from polars_rankmetrics.measures.registry import BY_KEY, Column
 
@@ -40,9 +46,18 @@ def _level(text: str) -> float:
 class Spelling:
     """A tool's name for a registry measure, and what its parameters set.
 
-    ``cutoff`` is the registry parameter that ``@value`` sets (None: no cutoff);
-    ``params`` maps the tool's parameter names to the registry's; ``rel`` says
-    whether it takes ``rel=`` (a relevance level for this column alone).
+    ``cutoff`` is the registry parameter that ``@value`` (or ``cutoff=``) sets
+    (None: no cutoff); ``params`` maps the tool's parameter names to the
+    registry's, and ``values`` translates a parameter's values
+    (``dcg='exp-log2'`` is ``gain='exponential'``); ``fixed`` are registry
+    parameters the name always sets. ``rel`` says whether it takes ``rel=``
+    (a relevance level for this column alone), ``judged_only`` whether it takes
+    ``judged_only=``. ``switch`` names a parameter that, when given (and not
+    False), makes the name another registry measure: ``SetP(relative=True)`` is
+    ``set_relative_P``. ``order`` is how the tool breaks tied scores for this
+    name, when not by document id descending, and ``cutoff_order`` the same
+    when a cutoff is given (ir_measures computes ``RR@10`` with another
+    provider than ``RR``).
     """
 
     key: str
@@ -51,37 +66,121 @@ class Spelling:
     params: Mapping[str, str] = field(default_factory=dict)
     rel: bool = False
     read_cutoff: Callable[[str], Any] = _integer
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    values: Mapping[str, Mapping[Any, Any]] = field(default_factory=dict)
+    judged_only: bool = False
+    switch: tuple[str, str] | None = None
+    rel_required: bool = False
+    order: DocOrder | None = None
+    cutoff_order: DocOrder | None = None
+
+
+def _ranked(key: str, **options: Any) -> Spelling:
+    """A measure ir_measures computes with pytrec_eval: it takes ``rel`` and ``judged_only``."""
+    return Spelling(key, rel=True, judged_only=True, **options)
 
 
 IR_MEASURES: dict[str, Spelling] = {
-    "AP": Spelling("AP", cutoff="k", rel=True),
-    "P": Spelling("P", cutoff="k", cutoff_required=True, rel=True),
-    "R": Spelling("R", cutoff="k", cutoff_required=True, rel=True),
-    "nDCG": Spelling("nDCG", cutoff="k"),
-    "RR": Spelling("RR", cutoff="k", rel=True),
-    "Rprec": Spelling("Rprec", rel=True),
-    "Success": Spelling("Success", cutoff="k", cutoff_required=True, rel=True),
+    "AP": _ranked("AP", cutoff="k"),
+    "P": _ranked("P", cutoff="k", cutoff_required=True),
+    "R": _ranked("R", cutoff="k", cutoff_required=True),
+    "nDCG": Spelling(
+        "nDCG",
+        cutoff="k",
+        params={"dcg": "gain", "gains": "gains"},
+        values={"dcg": {"log2": "linear", "exp-log2": "exponential"}},
+        judged_only=True,
+    ),
+    "RR": _ranked("RR", cutoff="k", cutoff_order="doc_ascending"),
+    "Rprec": _ranked("Rprec"),
+    "Success": _ranked("Success", cutoff="k", cutoff_required=True),
     "Bpref": Spelling("Bpref", rel=True),
     "infAP": Spelling("infAP", rel=True),
     "NumQ": Spelling("NumQ"),
-    "NumRet": Spelling("NumRet"),
+    "NumRet": Spelling("NumRet", switch=("rel", "NumRelRet")),
     "NumRel": Spelling("NumRel", rel=True),
     "NumRelRet": Spelling("NumRelRet", rel=True),
-    "SetP": Spelling("SetP", rel=True),
+    "SetP": _ranked("SetP", switch=("relative", "set_relative_P")),
     "SetR": Spelling("SetR", rel=True),
-    "SetF": Spelling("SetF", rel=True),
-    "Judged": Spelling("Judged", cutoff="k", cutoff_required=True),
-    "IPrec": Spelling("IPrec", cutoff="level", cutoff_required=True, read_cutoff=_level),
+    "SetF": _ranked("SetF", params={"beta": "beta"}),
+    "Judged": Spelling("Judged", cutoff="k", order="doc_ascending"),
+    "IPrec": _ranked(
+        "IPrec",
+        cutoff="level",
+        cutoff_required=True,
+        read_cutoff=_level,
+        params={"recall": "level"},
+        fixed={"trec_version": "9"},
+    ),
+    # ir_measures' aliases, and its names for trec_eval's set measures.
+    "MAP": _ranked("AP", cutoff="k"),
+    "Precision": _ranked("P", cutoff="k", cutoff_required=True),
+    "Recall": _ranked("R", cutoff="k", cutoff_required=True),
+    "NDCG": Spelling(
+        "nDCG",
+        cutoff="k",
+        params={"dcg": "gain", "gains": "gains"},
+        values={"dcg": {"log2": "linear", "exp-log2": "exponential"}},
+        judged_only=True,
+    ),
+    "MRR": _ranked("RR", cutoff="k", cutoff_order="doc_ascending"),
+    "RPrec": _ranked("Rprec"),
+    "BPref": Spelling("Bpref", rel=True),
+    "SetRelP": _ranked("set_relative_P"),
+    "SetAP": _ranked("set_map"),
+    # cwl_eval's RBP: binary gains at level `rel` (required), the first 1000
+    # ranks, tied scores in the run's order.
+    "RBP": Spelling(
+        "RBP",
+        params={"p": "p"},
+        fixed={"gain": "binary", "k": 1000, "p": 0.8},
+        rel=True,
+        rel_required=True,
+        order="input",
+    ),
 }
 """ir_measures' names."""
 
-RANX: dict[str, Spelling] = {
-    "hits": Spelling("hits", cutoff="k", cutoff_required=True),
+
+@dataclass(frozen=True)
+class RanxName:
+    """A ranx metric: its measure with ``@k`` and without (the whole run)."""
+
+    at_k: Spelling | None
+    whole: Spelling | None
+
+
+def _ranx(key: str, whole: str | None = None, **fixed: Any) -> RanxName:
+    """A ranx metric: ``@k`` sets ``k`` of ``key``; no k means ``whole`` (or ``key``, all ranks)."""
+    at_k = Spelling(key, cutoff="k", cutoff_required=True, fixed=fixed)
+    if whole is None:
+        return RanxName(at_k, Spelling(key, fixed={**fixed, "k": MAX_CUTOFF}))
+    return RanxName(at_k, Spelling(whole, fixed=fixed if whole == key else {}))
+
+
+RANX: dict[str, RanxName] = {
+    "hits": _ranx("hits"),
+    "hit_rate": _ranx("Success"),
+    "precision": _ranx("P", "SetP"),
+    "recall": _ranx("R", "SetR"),
+    "f1": _ranx("f1", "SetF"),
+    "r-precision": RanxName(None, Spelling("Rprec")),
+    "mrr": _ranx("RR", "RR"),
+    "map": _ranx("AP", "AP"),
+    "dcg": _ranx("dcg_cut", gain="linear", relevant_only=True),
+    "dcg_burges": _ranx("dcg_cut", gain="exponential", relevant_only=True),
+    "ndcg": _ranx("nDCG", "nDCG", relevant_only=True),
+    "ndcg_burges": _ranx("nDCG", "nDCG", gain="exponential", relevant_only=True),
+    "bpref": RanxName(None, Spelling("Bpref", fixed={"negatives": "nonrelevant"})),
+    "rbp": RanxName(None, Spelling("RBP", fixed={"gain": "label"})),
 }
-"""ranx's names."""
+"""ranx's names (``rbp`` takes its persistence as ``rbp.95``)."""
 
 _GRAMMAR = re.compile(
     r"(?P<name>[A-Za-z_][A-Za-z0-9_\-]*)(?:\((?P<params>.*)\))?(?:@(?P<cutoff>[^@()]+))?"
+)
+_RANX_GRAMMAR = re.compile(
+    r"(?P<name>[a-z][a-z0-9_\-]*?)(?:@(?P<cutoff>[0-9]+)|\.(?P<p>[0-9]+))?(?:-l(?P<level>[0-9]+))?"
 )
 
 
@@ -101,38 +200,118 @@ def _threshold(value: object) -> Threshold:
     return Threshold(check_number(value, "rel", low=0.0, low_open=True), inclusive=True)
 
 
-def parse_spelled_name(name: str, tables: tuple[Mapping[str, Spelling], ...]) -> Column | None:
-    """The column of an ir_measures-style name found in ``tables``, or None."""
+@dataclass
+class _Parsed:
+    """What the parameters of one name set, as they are read."""
+
+    key: str
+    params: dict[str, Any] = field(default_factory=dict)
+    threshold: Threshold | None = None
+    judged_only: bool = False
+
+
+def _read_parameter(name: str, spelling: Spelling, parsed: _Parsed, key: str, value: Any) -> None:
+    """Apply ``key=value`` of ``name`` to ``parsed``, or raise naming the parameter."""
+    if spelling.switch is not None and key == spelling.switch[0]:
+        if key == "rel":
+            parsed.threshold = _threshold(value)
+        elif not check_bool(value, key):
+            return
+        parsed.key = spelling.switch[1]
+    elif key == "rel" and spelling.rel:
+        parsed.threshold = _threshold(value)
+    elif key == "judged_only" and spelling.judged_only:
+        parsed.judged_only = check_bool(value, "judged_only")
+    elif key in spelling.params:
+        translated = spelling.values.get(key)
+        if translated is not None:
+            if not isinstance(value, str) or value not in translated:
+                msg = (
+                    f"measure {name!r}: `{key}` must be one of {sorted(translated)}, got {value!r}"
+                )
+                raise ValueError(msg)
+            value = translated[value]
+        parsed.params[spelling.params[key]] = value
+    elif key == "cutoff" and spelling.cutoff is not None:
+        parsed.params[spelling.cutoff] = value
+    else:
+        optional = [("cutoff", spelling.cutoff), ("rel", spelling.rel)]
+        optional += [("judged_only", spelling.judged_only)]
+        taken = [*spelling.params, *(p for p, ok in optional if ok)]
+        taken += [spelling.switch[0]] if spelling.switch else []
+        msg = f"measure {name!r}: unknown parameter {key!r}; it takes {sorted(taken) or 'none'}"
+        raise ValueError(msg)
+
+
+def _column(name: str, spelling: Spelling, parsed: _Parsed) -> Column:
+    """The column of a parsed name: the spelling's fixed parameters, then the given ones."""
+    params = {**spelling.fixed, **parsed.params}
+    order = spelling.order
+    if spelling.cutoff_order is not None and spelling.cutoff in parsed.params:
+        order = spelling.cutoff_order
+    return Column(
+        name,
+        BY_KEY[parsed.key],
+        tuple(params.items()),
+        parsed.threshold,
+        judged_only=parsed.judged_only,
+        order=order,
+    )
+
+
+def parse_ir_measures_name(name: str) -> Column | None:
+    """The column of an ir_measures name (``P(rel=2)@10``), or None if it is not one."""
     match = _GRAMMAR.fullmatch(name)
-    spelling = None
-    if match is not None:
-        spelling = next((t[match["name"]] for t in tables if match["name"] in t), None)
-    if match is None or spelling is None:
+    if match is None or match["name"] not in IR_MEASURES:
         return None
-    given = _parameters(name, match["params"]) if match["params"] is not None else {}
-    params: dict[str, Any] = {}
-    threshold = None
-    for key, value in given.items():
-        if key == "rel" and spelling.rel:
-            threshold = _threshold(value)
-        elif key in spelling.params:
-            params[spelling.params[key]] = value
-        elif key == "cutoff" and spelling.cutoff is not None:
-            params[spelling.cutoff] = value
-        else:
-            allowed = sorted({*spelling.params, *(["rel"] if spelling.rel else [])})
-            msg = f"measure {name!r}: unknown parameter {key!r}; it takes {allowed or 'none'}"
-            raise ValueError(msg)
+    spelling = IR_MEASURES[match["name"]]
+    parsed = _Parsed(spelling.key)
+    if match["params"] is not None:
+        for key, value in _parameters(name, match["params"]).items():
+            _read_parameter(name, spelling, parsed, key, value)
     if match["cutoff"] is not None:
         if spelling.cutoff is None:
             msg = f"measure {name!r}: {match['name']} takes no cutoff"
             raise ValueError(msg)
         try:
-            params[spelling.cutoff] = spelling.read_cutoff(match["cutoff"])
+            parsed.params[spelling.cutoff] = spelling.read_cutoff(match["cutoff"])
         except ValueError:
             msg = f"measure {name!r}: the cutoff {match['cutoff']!r} is not a number"
             raise ValueError(msg) from None
-    if spelling.cutoff_required and spelling.cutoff not in params:
+    if spelling.cutoff_required and spelling.cutoff not in parsed.params:
         msg = f"measure {name!r}: {match['name']} needs a cutoff, as in {match['name']}@10"
         raise ValueError(msg)
-    return Column(name, BY_KEY[spelling.key], tuple(params.items()), threshold)
+    if spelling.rel_required and parsed.threshold is None:
+        msg = (
+            f"measure {name!r}: ir_measures computes {match['name']} only with a relevance "
+            f"level, as in {match['name']}(rel=1)"
+        )
+        raise ValueError(msg)
+    return _column(name, spelling, parsed)
+
+
+def parse_ranx_name(name: str) -> Column | None:
+    """The column of a ranx name (``ndcg@10``, ``map-l2``, ``rbp.95``), or None."""
+    match = _RANX_GRAMMAR.fullmatch(name)
+    if match is None or match["name"] not in RANX:
+        return None
+    metric = RANX[match["name"]]
+    if match["name"] == "rbp":
+        # ranx reads the persistence after a dot, or after `@` (rbp@8 is p = 0.8).
+        digits = match["p"] or match["cutoff"]
+        if digits is None:
+            msg = f"measure {name!r}: ranx's rbp needs its persistence, as in rbp.95"
+            raise ValueError(msg)
+        spelling, given = metric.whole, {"p": float("0." + digits)}
+    elif match["p"] is not None:
+        return None
+    elif match["cutoff"] is not None:
+        spelling, given = metric.at_k, {"k": int(match["cutoff"])}
+        if spelling is None:
+            msg = f"measure {name!r}: ranx's {match['name']} takes no cutoff"
+            raise ValueError(msg)
+    else:
+        spelling, given = metric.whole, {}
+    assert spelling is not None
+    level = None if match["level"] is None else _threshold(int(match["level"]))
+    return _column(name, spelling, _Parsed(spelling.key, given, level))

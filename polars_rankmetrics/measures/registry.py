@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeAlias
 
 import polars as pl
 
-from polars_rankmetrics._validate import NoRelevant
+from polars_rankmetrics._validate import DocOrder, NoRelevant
 from polars_rankmetrics.engine import Bound, Statistic, Threshold
 from polars_rankmetrics.metrics import curves, dcg, incomplete, rbp, sets
 from polars_rankmetrics.metrics import precision_recall as pr
@@ -86,7 +86,10 @@ class Column:
     columns with the same measure and parameters, under their own names.
     ``threshold``, when set, is the column's own relevance level (``rel=2``).
     ``family`` is the trec_eval measure the column belongs to, for trec_eval's
-    print order; empty for other spellings.
+    print order; empty for other spellings. ``judged_only`` ranks only the
+    judged rows (ir_measures' ``judged_only=True``). ``order`` is how the tool
+    that owns the name breaks tied scores, when not as trec_eval does (by
+    document id descending): ir_measures' ``RR@10`` by document id ascending.
     """
 
     name: str
@@ -94,6 +97,8 @@ class Column:
     params: tuple[tuple[str, Any], ...] = ()
     threshold: Threshold | None = None
     family: str = ""
+    judged_only: bool = False
+    order: DocOrder | None = None
 
     def __post_init__(self) -> None:
         """Check the parameters when the name is parsed, naming the measure.
@@ -233,6 +238,14 @@ MEASURES: tuple[Measure, ...] = (
     _measure("set_map", sets.set_map_statistic, "set precision times set recall"),
     _measure("SetF", sets.set_f_statistic, "F of set precision and recall (weight beta)"),
     _measure("utility", sets.utility_statistic, "a*relret + b*nonrelret + c*relnotret + ..."),
+    # ranx's measures that trec_eval and ir_measures lack.
+    _measure(
+        "f1",
+        pr.f_beta_statistic,
+        "F1 at k: the harmonic mean of P@k and R@k",
+        fixed={"beta": 1.0},
+    ),
+    _measure("dcg_cut", dcg.dcg_statistic, "DCG at k (linear or exponential gains)"),
 )
 """Every measure, once."""
 

@@ -198,7 +198,8 @@ def split_trec_name(name: str) -> tuple[str, str | None, bool] | None:
 
     Accepts ``family``, ``family.params`` and, for measures with cutoffs,
     ``family_cutoff`` (``P_10``, ``iprec_at_recall_0.10``); the flag says the
-    last form was used. Returns None when ``name`` is not a trec_eval measure.
+    last form was used. pytrec_eval's ``family_cutoffs`` (``ndcg_cut_20,4``) is
+    ``family.cutoffs``. Returns None when ``name`` is not a trec_eval measure.
     """
     if name in _BY_NAME:
         return name, None, False
@@ -209,10 +210,13 @@ def split_trec_name(name: str) -> tuple[str, str | None, bool] | None:
     family = _BY_NAME.get(base)
     if not underscore or family is None:
         return None
-    if family.kind == "long_cutoffs" and re.fullmatch(r"[0-9]+", params):
+    number = r"[0-9]+" if family.kind == "long_cutoffs" else r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+    if family.kind not in ("long_cutoffs", "double_cutoffs"):
+        return None
+    if re.fullmatch(number, params):
         return base, params, True
-    if family.kind == "double_cutoffs" and re.fullmatch(r"[0-9]+(\.[0-9]*)?|\.[0-9]+", params):
-        return base, params, True
+    if re.fullmatch(rf"{number}(?:,{number})+", params):  # pytrec_eval's P_5,10
+        return base, params, False
     return None
 
 

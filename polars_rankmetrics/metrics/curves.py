@@ -10,6 +10,7 @@ import functools
 import numbers
 import operator
 from collections.abc import Sequence
+from typing import Literal, TypeAlias
 
 import polars as pl
 
@@ -19,6 +20,7 @@ from polars_rankmetrics._validate import (
     Ties,
     check_k,
     check_number,
+    choice,
     is_bool,
     is_integral,
 )
@@ -358,30 +360,40 @@ def interpolated_ap_statistic(
     return _interpolated(ranked, recall_levels, no_relevant).list.mean()
 
 
-def _recall_cutoff(level: float, n_relevant: pl.Expr) -> pl.Expr:
+TrecVersion: TypeAlias = Literal["10", "9"]
+"""Whose rounding of a recall level into relevant rows: trec_eval 10's ``lround``, or
+trec_eval 9's ``(long)(level·R + 0.9)`` (bundled in pytrec_eval, used by ir_measures)."""
+
+
+def _recall_cutoff(level: float, n_relevant: pl.Expr, version: TrecVersion = "10") -> pl.Expr:
     """Return the number of relevant rows a recall level stands for: ``lround(level·R)``."""
-    return (level * n_relevant.cast(pl.Float64) + 0.5).floor()
+    offset = 0.5 if version == "10" else 0.9
+    return (level * n_relevant.cast(pl.Float64) + offset).floor()
 
 
-def _trec_interpolated(ranked: Ranked, level: float, no_relevant: NoRelevant) -> pl.Expr:
+def _trec_interpolated(
+    ranked: Ranked, level: float, no_relevant: NoRelevant, version: TrecVersion = "10"
+) -> pl.Expr:
     hit = ranked.top_hit(None)
     found = hit.cast(pl.Float64).cum_sum()
-    cutoff = pl.max_horizontal(_recall_cutoff(level, ranked.n_relevant), pl.lit(1.0))
+    cutoff = pl.max_horizontal(_recall_cutoff(level, ranked.n_relevant, version), pl.lit(1.0))
     precision = (found / ranked.rank).filter(hit & (found >= cutoff))
     return ranked.if_relevant(precision.max().fill_null(0.0), no_relevant)
 
 
-@statistic(level=_check_level)
+@statistic(level=_check_level, trec_version=choice(TrecVersion))
 def trec_interpolated_precision_statistic(
-    ranked: Ranked, no_relevant: NoRelevant, *, level: float
+    ranked: Ranked, no_relevant: NoRelevant, *, level: float, trec_version: TrecVersion = "10"
 ) -> pl.Expr:
     """Interpolated precision at a recall level, as trec_eval 10 computes it.
 
     The level is first turned into a number of relevant rows,
-    ``c = lround(level·R)``; the value is the highest precision at the rank of
-    the m-th relevant retrieved row, over every m >= max(c, 1), or 0.
+    ``c = lround(level·R)`` (``floor(level·R + 0.9)`` with ``trec_version='9'``,
+    as pytrec_eval and ir_measures compute it); the value is the highest
+    precision at the rank of the m-th relevant retrieved row, over every
+    m >= max(c, 1), or 0.
     """
-    return _trec_interpolated(ranked, level, no_relevant)
+    return _trec_interpolated(ranked, level, no_relevant, trec_version)
 
 
 @statistic(levels=_check_levels)

@@ -18,6 +18,7 @@ from polars_rankmetrics._validate import (
     IntoExpr,
     NoRelevant,
     Ties,
+    check_bool,
     check_k,
     check_number,
     choice,
@@ -51,24 +52,46 @@ def check_gains(value: object, name: str) -> Gains:
 # ------------------------------------------------------------------ DCG, nDCG
 
 
-@statistic(exact_average=True, top_k="k", k=check_k, gain=choice(Gain))
-def dcg_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int, gain: Gain) -> pl.Expr:
+def _relevant_only(ranked: Ranked, labels: pl.Expr) -> pl.Expr:
+    """``labels`` where the threshold admits them, else 0 (ranx's gains at ``-l2``)."""
+    return pl.when(ranked.threshold.admits(labels)).then(labels).otherwise(0.0)
+
+
+@statistic(
+    exact_average=True,
+    top_k="k",
+    k=check_k,
+    gain=choice(Gain),
+    relevant_only=check_bool,
+)
+def dcg_statistic(
+    ranked: Ranked, no_relevant: NoRelevant, *, k: int, gain: Gain, relevant_only: bool = False
+) -> pl.Expr:
     """DCG@k over a ranked list; unretrieved rows gain nothing.
 
     For tied scores the expected gain at a position is its tie group's mean gain.
+    With ``relevant_only`` only relevant rows gain (their label), as in ranx's
+    ``dcg@k-l2``.
     """
     if ranked.ties == "average":
-        gains = pl.when(ranked.retrieved).then(ranked.gain(ranked.label, gain)).otherwise(0.0)
+        label = _relevant_only(ranked, ranked.label) if relevant_only else ranked.label
+        gains = pl.when(ranked.retrieved).then(ranked.gain(label, gain)).otherwise(0.0)
         gains = tie_mean(ranked, gains).head(k)
+    elif relevant_only:
+        top = _relevant_only(ranked, ranked.code.head(k).clip(lower_bound=0.0))
+        gains = ranked.gain(top, gain)
     else:
         gains = ranked.top_retrieved_gain(k, gain)
     return ranked.aggregate((gains * ranked.top_discount(k)).sum())
 
 
-def _ideal_dcg(ranked: Ranked, k: int, gain: Gain) -> pl.Expr:
+def _ideal_dcg(ranked: Ranked, k: int, gain: Gain, relevant_only: bool = False) -> pl.Expr:
     """DCG@k of the best ordering of every judged row, retrieved or not."""
     # The gain is increasing in the label, so the ideal order of gains is that of labels.
-    ideal = ranked.gain(ranked.ideal_labels, gain).head(k)
+    labels = ranked.ideal_labels
+    if relevant_only:  # still in decreasing order: the admitted labels are the highest
+        labels = _relevant_only(ranked, labels)
+    ideal = ranked.gain(labels, gain).head(k)
     return ranked.aggregate((ideal * ranked.top_discount(k)).sum())
 
 
@@ -82,6 +105,7 @@ def _no_custom_gains(params: Mapping[str, Any]) -> bool:
     k=optional(check_k),
     gain=choice(Gain),
     gains=check_gains,
+    relevant_only=check_bool,
 )
 def ndcg_statistic(
     ranked: Ranked,
@@ -90,26 +114,26 @@ def ndcg_statistic(
     k: int | None = None,
     gain: Gain = "linear",
     gains: Gains = (),
+    relevant_only: bool = False,
 ) -> pl.Expr:
     """nDCG@k (the whole ranking without k): null (or 0) when the ideal DCG is 0.
 
     With custom ``gains`` a row of a listed level gains that much, any other
     judged row its label, and an unjudged row nothing (trec_eval's ``ndcg.1=3``).
+    With ``relevant_only`` only relevant rows gain, in the ranking and in the
+    ideal (ranx's ``ndcg@k-l2``).
     """
     fallback = None if no_relevant == "null" else 0.0
     if gains:
-        if gain != "linear":
+        if gain != "linear" or relevant_only:
             msg = "nDCG: custom `gains` replace the labels; they need gain='linear'"
             raise ValueError(msg)
         dcg, ideal = _dcg_parts(ranked, gains, k)
         return pl.when(ideal > 0).then(dcg / ideal).otherwise(fallback)
     cutoff = MAX_CUTOFF if k is None else k
-    ideal = _ideal_dcg(ranked, cutoff, gain)
-    return (
-        pl.when(ideal > 0)
-        .then(dcg_statistic(ranked, k=cutoff, gain=gain) / ideal)
-        .otherwise(fallback)
-    )
+    ideal = _ideal_dcg(ranked, cutoff, gain, relevant_only)
+    dcg = dcg_statistic(ranked, k=cutoff, gain=gain, relevant_only=relevant_only)
+    return pl.when(ideal > 0).then(dcg / ideal).otherwise(fallback)
 
 
 # ------------------------------------------------ trec_eval's gain measures

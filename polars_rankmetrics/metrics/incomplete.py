@@ -17,9 +17,18 @@ incomplete and imperfect judgments", CIKM 2006 (infAP).
 
 from __future__ import annotations
 
+from typing import Literal, TypeAlias
+
 import polars as pl
 
-from polars_rankmetrics._validate import MAX_CUTOFF, NoRelevant, check_k, check_number
+from polars_rankmetrics._validate import (
+    MAX_CUTOFF,
+    NoRelevant,
+    check_k,
+    check_number,
+    choice,
+    optional,
+)
 from polars_rankmetrics.engine import Ranked, statistic
 
 INFAP_EPSILON = 0.00001
@@ -35,16 +44,26 @@ def _count(mask: pl.Expr) -> pl.Expr:
     return mask.cast(pl.Float64).sum()
 
 
-@statistic()
-def bpref_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
+Negatives: TypeAlias = Literal["unjudged", "nonrelevant"]
+"""What a negative label means to bpref: in the pool but unjudged (trec_eval),
+or judged non-relevant (ranx)."""
+
+
+@statistic(negatives=choice(Negatives))
+def bpref_statistic(
+    ranked: Ranked, no_relevant: NoRelevant, *, negatives: Negatives = "unjudged"
+) -> pl.Expr:
     """bpref: how few judged non-relevant rows rank above each relevant one.
 
     ``bpref = (1/R) · sum over relevant retrieved r of
     (1 - min(n_r, R) / min(N, R))``, where ``n_r`` counts the judged
     non-relevant rows ranked above r and N all judged non-relevant rows.
-    Unjudged rows are skipped.
+    Unjudged rows are skipped; a row with a negative label is unjudged
+    (trec_eval) or, with ``negatives='nonrelevant'``, judged non-relevant (ranx).
     """
     nonrelevant = ranked.nonrelevant_judged
+    if negatives == "nonrelevant":
+        nonrelevant = ranked.raw.is_not_null() & ~ranked.relevant
     n_relevant = ranked.n_relevant.cast(pl.Float64)
     above = _cumulative(nonrelevant & ranked.retrieved)
     scale = pl.min_horizontal(_count(nonrelevant), n_relevant)
@@ -86,13 +105,14 @@ def unjudged_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int) -> pl
     return _count(ranked.unjudged_retrieved.head(k)) / k
 
 
-@statistic(k=check_k)
-def judged_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int) -> pl.Expr:
+@statistic(k=optional(check_k))
+def judged_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int | None = None) -> pl.Expr:
     """The fraction of the top ``min(k, retrieved)`` rows that have a judgement (ir_measures).
 
-    A row counts as judged when it has a label at all, negative included. A
-    query with nothing retrieved gets 0.
+    Without ``k``, of every retrieved row. A row counts as judged when it has a
+    label at all, negative included. A query with nothing retrieved gets 0.
     """
+    k = MAX_CUTOFF if k is None else k
     top = ranked.code.head(k)
     judged = (top >= 0.0) & ranked.raw.is_not_null().head(k)
     depth = (top >= 0.0).sum()

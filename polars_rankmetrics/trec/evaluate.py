@@ -16,20 +16,22 @@ from typing import Any, TypeAlias
 
 import polars as pl
 
-from polars_rankmetrics._validate import check_k, is_integral
+from polars_rankmetrics._validate import DocOrder, TieBreak, check_choice, check_k, is_integral
 from polars_rankmetrics.engine import Ranking, Threshold
-from polars_rankmetrics.engine import evaluate as evaluate_statistics
 from polars_rankmetrics.measures import Column, parse_measures
-from polars_rankmetrics.trec.readers import read_trec_qrels, read_trec_run
+from polars_rankmetrics.multi import columns_struct
+from polars_rankmetrics.trec.inputs import check_not_swapped, read_qrels, read_run
 
-Source: TypeAlias = str | Path | pl.LazyFrame | pl.DataFrame
-"""A run or qrels: a path to a TREC file, or a (lazy) frame."""
+Source: TypeAlias = str | Path | pl.LazyFrame | pl.DataFrame | Any
+"""A run or qrels: a path (TREC file, ``.gz``, ``-``, parquet), a polars, pandas
+or pyarrow table, a nested dict, a ranx object, or ir_datasets records; see
+:mod:`polars_rankmetrics.trec.inputs`."""
 
 _IN_RUN = "_rankmetrics_in_run"
 _IN_QRELS = "_rankmetrics_in_qrels"
 _MEASURES = "_rankmetrics_measures"
 _HAS_RELEVANT = "_rankmetrics_has_relevant"
-_ROLES = ("query", "doc", "score", "relevance", "run_id")
+_ROW = "_rankmetrics_row"
 
 
 @dataclass(frozen=True)
@@ -73,38 +75,6 @@ class Evaluation:
     no_relevant_queries: int
 
 
-def _frame(
-    source: Source, kind: str, mapping: Mapping[str, str], needed: Sequence[str]
-) -> pl.DataFrame:
-    """The ``needed`` columns of a run or qrels, renamed to their roles."""
-    if isinstance(source, str | Path):
-        lazy = (read_trec_run(source) if kind == "run" else read_trec_qrels(source)).lazy()
-    elif isinstance(source, pl.DataFrame):
-        lazy = source.lazy()
-    elif isinstance(source, pl.LazyFrame):
-        lazy = source
-    else:
-        msg = f"`{kind}` must be a path, a DataFrame or a LazyFrame, got {type(source).__name__}"
-        raise ValueError(msg)
-    available = lazy.collect_schema().names()
-    selected = []
-    for name in needed:
-        column = mapping.get(name, name)
-        if column in available:
-            selected.append(pl.col(column).alias(name))
-        elif name != "run_id":  # the only optional column
-            msg = (
-                f"the {kind} has no column {column!r} (for {name!r}); its columns are "
-                f"{available}; map yours with `columns={{{name!r}: ...}}`"
-            )
-            raise ValueError(msg)
-    frame = lazy.select(selected).collect()
-    if frame.height == 0:
-        msg = f"the {kind} is empty: it has no rows"
-        raise ValueError(msg)
-    return frame.with_columns(pl.col("query", "doc").cast(pl.String))
-
-
 def _check_unique(frame: pl.DataFrame, kind: str) -> None:
     pair = pl.struct("query", "doc")
     # Counting distinct 64-bit hashes is a few times cheaper than comparing the
@@ -127,32 +97,48 @@ def _truncate(run: pl.DataFrame, max_per_query: int) -> pl.DataFrame:
     return ordered.filter(pl.int_range(pl.len()).over("query") < max_per_query)
 
 
-def _check_options(
-    relevance_level: object, max_per_query: object, columns: Mapping[str, str] | None
-) -> dict[str, str]:
+def _check_options(relevance_level: object, max_per_query: object, tie_break: object) -> None:
     if not is_integral(relevance_level) or relevance_level < 1:  # type: ignore[operator]
         msg = f"`relevance_level` must be an int >= 1, got {relevance_level!r}"
         raise ValueError(msg)
     if max_per_query is not None:
         check_k(max_per_query, "max_per_query")
-    mapping = dict(columns or {})
-    unknown = set(mapping) - set(_ROLES)
-    if unknown:
-        msg = f"`columns` maps unknown names {sorted(unknown)}; use {', '.join(_ROLES)}"
-        raise ValueError(msg)
-    return mapping
+    check_choice(tie_break, "tie_break", TieBreak)
+
+
+def _ranking(order: DocOrder, threshold: Threshold) -> Ranking:
+    """Each query's ranking: score descending, ties broken in ``order``."""
+    if order == "input":
+        return Ranking.build("relevance", ["score", _ROW], [True, False], threshold)
+    return Ranking.build(
+        "relevance", ["score", "doc"], [True, order == "doc_descending"], threshold
+    )
 
 
 def _per_group(
-    qrels: pl.DataFrame, run: pl.DataFrame, columns: Sequence[Column], relevance_level: int
+    qrels: pl.DataFrame,
+    run: pl.DataFrame,
+    columns: Sequence[Column],
+    relevance_level: int,
+    tie_break: TieBreak,
 ) -> pl.DataFrame:
     """One row per query of either side: the measures, and where the query appears."""
     threshold = Threshold(relevance_level, inclusive=True)
-    ranking = Ranking.build("relevance", ["score", "doc"], True, threshold)
-    statistics = evaluate_statistics(ranking, [column.bind("zero") for column in columns])
+
+    def variant(column: Column) -> tuple[bool, DocOrder]:
+        order = tie_break if tie_break != "tool" else column.order or "doc_descending"
+        return column.judged_only, order
+
+    def ranking(key: Any) -> Ranking:
+        judged_only, order = key
+        plain = _ranking(order, threshold)
+        return plain.judged_only() if judged_only else plain
+
+    statistics = columns_struct(columns, "zero", variant, ranking)
+    row = [_ROW] if _ROW in run.columns else []
     joined = (
         run.lazy()
-        .select("query", "doc", "score", pl.lit(True).alias(_IN_RUN))
+        .select("query", "doc", "score", *row, pl.lit(True).alias(_IN_RUN))
         .join(
             qrels.lazy().select("query", "doc", "relevance", pl.lit(True).alias(_IN_QRELS)),
             on=["query", "doc"],
@@ -215,7 +201,9 @@ def evaluate(
     complete: bool = False,
     max_per_query: int | None = None,
     relevance_level: int = 1,
-    columns: Mapping[str, str] | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    run_columns: Mapping[str, str] | None = None,
+    tie_break: TieBreak = "tool",
 ) -> Evaluation:
     """
     Evaluate a run against qrels, with trec_eval's conventions and numbers.
@@ -223,10 +211,11 @@ def evaluate(
     The qrels come first, as in trec_eval, pytrec_eval, ir_measures and ranx.
     The run and qrels are joined per (query, document); relevant documents that
     were not retrieved get a null score, so they still count in R and in the
-    ideal DCG. Each query's documents are ordered as trec_eval orders them:
-    score descending, ties broken by document id descending (string
-    comparison); the rank column is ignored. All measures are computed from one
-    sort per query.
+    ideal DCG. Each query's documents are ordered by score, descending, the
+    rank column ignored; equal scores are ordered as the tool that owns each
+    measure name orders them (``tie_break``): by document id descending (string
+    comparison) for trec_eval's names and almost every other, so all of them
+    are computed from one sort per query.
 
     Which queries count (trec_eval's rules):
 
@@ -241,26 +230,44 @@ def evaluate(
     Parameters
     ----------
     qrels
-        A TREC qrels file, or a frame with columns ``query``, ``doc``, ``relevance``.
+        The judgements, with a query, a document and a relevance label: a TREC
+        qrels file (plain, ``.gz``, or ``-`` for stdin), a parquet file, a
+        polars (eager or lazy), pandas or pyarrow table, a dict
+        ``{query: {doc: label}}`` (pytrec_eval, ranx), a ranx ``Qrels``, or
+        ir_datasets qrels (``dataset.qrels_iter()``, or the dataset). Columns
+        are found by their usual names (``query``/``query_id``/``qid``,
+        ``doc``/``doc_id``/``docno``, ``relevance``/``label``/``rel``).
     run
-        A TREC run file, or a frame with columns ``query``, ``doc``, ``score``
-        (and optionally ``run_id``).
+        The ranking, with a query, a document and a score: the same kinds of
+        source (a TREC run file, ``{query: {doc: score}}``, a ranx ``Run``,
+        ``dataset.scoreddocs_iter()``, ...), and optionally a ``run_id`` column.
     measures
         Measure names, trec_eval style (``map``, ``P_10``, ``P.5,10``,
         ``ndcg_cut_10``, ``iprec_at_recall_0.10``, ``ndcg.1=3,2=9``, the sets
-        ``official`` and ``all_trec``) or ir_measures style (``AP``, ``AP@10``,
-        ``P@10``, ``P(rel=2)@10``, ``R@100``, ``nDCG@10``, ``RR``, ``Rprec``,
-        ``Success@5``). A name means what it means in its tool: ``AP@10`` is
-        trec_eval's ``map_cut_10``, with denominator R.
+        ``official`` and ``all_trec``), ir_measures style (``AP``, ``AP@10``,
+        ``P@10``, ``P(rel=2)@10``, ``nDCG(dcg='exp-log2')@10``, ``RR``,
+        ``Judged@10``, ``RBP(rel=1)``) or ranx style (``ndcg@10``, ``map@100``,
+        ``mrr``, ``recall@100``, ``ndcg@10-l2``, ``rbp.95``). A name means
+        what it means in its tool: ``AP@10`` is trec_eval's ``map_cut_10``,
+        with denominator R; see ``rm.list_measures()``.
     complete
         Average over every qrels query (trec_eval ``-c``).
     max_per_query
         Keep only the first this many documents of each query (trec_eval ``-M``).
     relevance_level
-        A label >= this integer is relevant (trec_eval ``-l``), >= 1.
-    columns
-        For frames not in TREC layout: a mapping from ``query``, ``doc``,
-        ``score``, ``relevance``, ``run_id`` to your column names.
+        A label >= this integer is relevant (trec_eval ``-l``), >= 1, for every
+        measure name without its own level (``AP(rel=2)``, ``map-l2``).
+    qrels_columns, run_columns
+        Your column names, per side, where they are not the usual ones: a
+        mapping from ``query``, ``doc``, ``relevance`` (qrels) or ``score``,
+        ``run_id`` (run) to them, e.g. ``run_columns={"score": "sim"}``.
+    tie_break : {'tool', 'doc_descending', 'doc_ascending', 'input'}
+        How equal scores are ordered. ``'tool'``: as the tool that owns each
+        name does: by document id descending (trec_eval, pytrec_eval, and
+        ir_measures' names computed by pytrec_eval or gdeval), ascending for
+        ir_measures' ``RR@k`` and ``Judged@k``, in the run's order for
+        ir_measures' ``RBP``; ranx leaves the order unspecified, so its names
+        take trec_eval's. Otherwise that order for every measure.
 
     Returns
     -------
@@ -311,10 +318,13 @@ def evaluate(
         msg = "`measures` must name at least one measure"
         raise ValueError(msg)
     parsed = tuple(column for name in names for column in parse_measures(name))
-    mapping = _check_options(relevance_level, max_per_query, columns)
-    qrels_frame = _frame(qrels, "qrels", mapping, ["query", "doc", "relevance"])
-    run_frame = _frame(run, "run", mapping, ["query", "doc", "score", "run_id"])
+    _check_options(relevance_level, max_per_query, tie_break)
+    qrels_frame = read_qrels(qrels, qrels_columns)
+    run_frame = read_run(run, run_columns)
+    check_not_swapped(qrels_frame, run_frame)
     run_frame = run_frame.with_columns(pl.col("score").cast(pl.Float64))
+    if any((tie_break == "tool" and c.order == "input") for c in parsed) or tie_break == "input":
+        run_frame = run_frame.with_row_index(_ROW)
     _check_unique(run_frame, "run")
     _check_unique(qrels_frame, "qrels")
     run_id = ""
@@ -324,7 +334,7 @@ def evaluate(
     if max_per_query is not None:
         run_frame = _truncate(run_frame, max_per_query)
 
-    per_group = _per_group(qrels_frame, run_frame, parsed, int(relevance_level))
+    per_group = _per_group(qrels_frame, run_frame, parsed, int(relevance_level), tie_break)
     counts = _counts(per_group, int(relevance_level))
     values = _values(per_group, parsed, complete)
     if values.height == 0:
