@@ -148,9 +148,11 @@ def test_compare_reports_a_bad_parquet_run(
     data: dict[str, object], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = tmp_path / "bad.parquet"
-    pl.DataFrame({"query": ["1"], "docno": ["d"], "score": [1.0]}).write_parquet(bad)
+    pl.DataFrame({"query": ["1"], "document": ["d"], "score": [1.0]}).write_parquet(bad)
     assert main(["compare", _paths(data)[0], str(bad), "-m", "AP"]) == 2
-    assert "needs the columns ['query', 'doc', 'score']; missing ['doc']" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "the run has no doc column (looked for ['doc', 'doc_id', 'docno', 'docid'])" in error
+    assert "--run-columns doc=..." in error
     duplicated = tmp_path / "dup.parquet"
     pl.DataFrame({"query": ["1", "1"], "doc": ["d", "d"], "score": [1.0, 2.0]}).write_parquet(
         duplicated

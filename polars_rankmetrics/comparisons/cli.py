@@ -1,12 +1,13 @@
 """The ``rankmetrics compare`` and ``rankmetrics plot`` subcommands.
 
-Both take a qrels file and several runs. A run is a TREC run file
-(``topic Q0 docno rank score run_id``), read and evaluated by
-:mod:`polars_rankmetrics.trec`, or a parquet file with columns ``query, doc,
-score`` (and optionally ``run_id``), evaluated here with
-:func:`polars_rankmetrics.metrics`. The qrels are a TREC qrels file or a parquet
-file with columns ``query, doc, relevance``. A system is named by its run id
-(the single ``run_id`` of the file), or else by its file name.
+Both take a qrels file and several runs, read by
+:mod:`polars_rankmetrics.trec.inputs` as :func:`polars_rankmetrics.evaluate`
+reads them: TREC files (plain, ``.gz``, or ``-`` for standard input) or parquet
+files whose columns have the usual names (``query``/``query_id``/``qid``,
+``doc``/``doc_id``/``docno``, ``score``, ``relevance``/``label``, and optionally
+``run_id``), or the names given by ``--qrels-columns`` and ``--run-columns``.
+Each run is evaluated by :func:`polars_rankmetrics.evaluate`. A system is named
+by its run id (the single ``run_id`` of the file), or else by its file name.
 
 Documents are ranked the way trec_eval ranks them: by score descending, ties
 broken by document id descending. The query set of a comparison is the qrels'
@@ -26,8 +27,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_rankmetrics.multi import metrics
-from polars_rankmetrics.trec import evaluate, read_trec_qrels, read_trec_run
+from polars_rankmetrics.trec import evaluate, inputs
 
 _TEST_NAMES = {
     "t": "paired t-test",
@@ -41,22 +41,6 @@ class CommandError(Exception):
     """A problem with the command's inputs, reported as one line on stderr."""
 
 
-def _is_parquet(path: Path) -> bool:
-    return path.suffix.lower() in (".parquet", ".pq")
-
-
-def _read_parquet(path: Path, columns: Sequence[str], what: str) -> pl.DataFrame:
-    if not path.is_file():
-        msg = f"{what} file not found: {path}"
-        raise CommandError(msg)
-    frame = pl.read_parquet(path)
-    absent = [name for name in columns if name not in frame.columns]
-    if absent:
-        msg = f"{path}: a parquet {what} needs the columns {list(columns)}; missing {absent}"
-        raise CommandError(msg)
-    return frame
-
-
 def _check_unique_pairs(frame: pl.DataFrame, path: Path) -> None:
     duplicated = frame.filter(pl.struct("query", "doc").is_duplicated())
     if duplicated.height:
@@ -65,33 +49,47 @@ def _check_unique_pairs(frame: pl.DataFrame, path: Path) -> None:
         raise CommandError(msg)
 
 
-def _read_keyed(path: Path, what: str, value: pl.Expr) -> pl.DataFrame:
-    """Read a run or qrels file as ``query: str, doc: str`` and ``value``."""
-    if _is_parquet(path):
-        frame = _read_parquet(path, ("query", "doc", value.meta.output_name()), what)
-    else:
-        frame = read_trec_run(path) if what == "run" else read_trec_qrels(path)
-    keyed = frame.select(pl.col("query").cast(pl.String), pl.col("doc").cast(pl.String), value)
-    _check_unique_pairs(keyed, path)
-    return keyed.with_columns(_run_id=frame["run_id"]) if "run_id" in frame.columns else keyed
+def parse_columns(text: str | None, option: str) -> dict[str, str]:
+    """``role=column,...`` (``--run-columns score=sim``) as a mapping."""
+    if not text:
+        return {}
+    pairs = [part.partition("=") for part in text.split(",")]
+    if any(not role or not equals or not column for role, equals, column in pairs):
+        msg = f"{option} must be role=column pairs separated by commas, got {text!r}"
+        raise CommandError(msg)
+    return {role.strip(): column.strip() for role, _, column in pairs}
 
 
-def read_qrels(path: Path) -> pl.DataFrame:
-    """Read qrels as ``query: str, doc: str, relevance: i64``."""
-    return _read_keyed(path, "qrels", pl.col("relevance").cast(pl.Int64)).select(
-        "query", "doc", "relevance"
-    )
+def read_qrels(path: Path, columns: dict[str, str] | None = None) -> pl.DataFrame:
+    """Read qrels (TREC, ``.gz``, ``-``, parquet) as ``query: str, doc: str, relevance: i64``."""
+    try:
+        frame = inputs.read_qrels(str(path), columns)
+    except FileNotFoundError:
+        msg = f"qrels file not found: {path}"
+        raise CommandError(msg) from None
+    frame = frame.select("query", "doc", pl.col("relevance").cast(pl.Int64))
+    _check_unique_pairs(frame, path)
+    return frame
 
 
-def read_run(path: Path) -> tuple[str, pl.DataFrame]:
-    """Read a run as its system name and ``query: str, doc: str, score: f64``."""
-    run = _read_keyed(path, "run", pl.col("score").cast(pl.Float64))
-    name = path.stem
-    if "_run_id" in run.columns:
-        run_ids = run["_run_id"].drop_nulls().unique().to_list()
+def read_run(path: Path, columns: dict[str, str] | None = None) -> tuple[str, pl.DataFrame]:
+    """Read a run as its system name and ``query: str, doc: str, score: f64``.
+
+    The name is the run's single run id, or else its file name.
+    """
+    try:
+        run = inputs.read_run(str(path), columns)
+    except FileNotFoundError:
+        msg = f"run file not found: {path}"
+        raise CommandError(msg) from None
+    name = "stdin" if str(path) == "-" else path.name.split(".")[0] or path.stem
+    if "run_id" in run.columns:
+        run_ids = run["run_id"].drop_nulls().unique().to_list()
         if len(run_ids) == 1:
             name = str(run_ids[0])
-    return name, run.select("query", "doc", "score")
+    run = run.select("query", "doc", pl.col("score").cast(pl.Float64))
+    _check_unique_pairs(run, path)
+    return name, run
 
 
 def judged_rankings(
@@ -115,23 +113,14 @@ def judged_rankings(
 
 
 def evaluate_run(
-    path: Path, qrels: pl.DataFrame, measures: Sequence[str]
+    path: Path,
+    qrels: pl.DataFrame,
+    measures: Sequence[str],
+    columns: dict[str, str] | None = None,
 ) -> tuple[str, pl.DataFrame]:
     """Evaluate one run: its system name and one row per query, one column per measure."""
-    if not _is_parquet(path):
-        evaluation = evaluate(qrels, path, list(measures))
-        return str(evaluation.run_id or path.stem), evaluation.per_query
-    name, run = read_run(path)
-    per_query = (
-        judged_rankings(run, qrels)
-        .group_by("query")
-        .agg(
-            metrics("relevance", measures, by=["score", "doc"], descending=True).alias("_measures")
-        )
-        .unnest("_measures")
-        .sort("query")
-    )
-    return name, per_query
+    name, run = read_run(path, columns)
+    return name, evaluate(qrels, run, list(measures)).per_query
 
 
 def system_names(names: Sequence[str], paths: Sequence[Path]) -> list[str]:
@@ -166,13 +155,16 @@ def progress(total: int, description: str) -> Iterator[Callable[[], None]]:
 
 
 def evaluate_runs(
-    qrels: pl.DataFrame, run_paths: Sequence[Path], measures: Sequence[str]
+    qrels: pl.DataFrame,
+    run_paths: Sequence[Path],
+    measures: Sequence[str],
+    columns: dict[str, str] | None = None,
 ) -> pl.DataFrame:
     """Evaluate every run: one row per (system, query), one column per measure."""
     evaluated = []
     with progress(len(run_paths), "Evaluating runs") as advance:
         for path in run_paths:
-            evaluated.append(evaluate_run(path, qrels, measures))
+            evaluated.append(evaluate_run(path, qrels, measures, columns))
             advance()
     names = system_names([name for name, _ in evaluated], run_paths)
     return pl.concat(
@@ -230,7 +222,16 @@ def compare_report(
 
 
 def _paths(args: argparse.Namespace) -> tuple[Path, list[Path]]:
+    paths = [args.qrels, *args.runs]
+    if paths.count("-") > 1:
+        msg = "only one input can be read from standard input ('-')"
+        raise CommandError(msg)
     return Path(args.qrels), [Path(run) for run in args.runs]
+
+
+def _columns(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, str]]:
+    qrels = parse_columns(args.qrels_columns, "--qrels-columns")
+    return qrels, parse_columns(args.run_columns, "--run-columns")
 
 
 def _fail(message: str) -> int:
@@ -240,10 +241,11 @@ def _fail(message: str) -> int:
 
 def run_compare(args: argparse.Namespace) -> int:
     """``rankmetrics compare``: print a results table with significance markers."""
-    qrels_path, run_paths = _paths(args)
     try:
-        qrels = read_qrels(qrels_path)
-        per_query = evaluate_runs(qrels, run_paths, args.measures)
+        qrels_path, run_paths = _paths(args)
+        qrels_columns, run_columns = _columns(args)
+        qrels = read_qrels(qrels_path, qrels_columns)
+        per_query = evaluate_runs(qrels, run_paths, args.measures, run_columns)
         report = compare_report(
             per_query,
             query_set(qrels),
@@ -262,7 +264,9 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def curve_rankings(qrels: pl.DataFrame, run_paths: Sequence[Path]) -> pl.DataFrame:
+def curve_rankings(
+    qrels: pl.DataFrame, run_paths: Sequence[Path], columns: dict[str, str] | None = None
+) -> pl.DataFrame:
     """Every run joined with the qrels, stacked: ``system, query, doc, score, relevance``.
 
     Every query of the qrels is kept for every run, so a run that misses a
@@ -271,7 +275,7 @@ def curve_rankings(qrels: pl.DataFrame, run_paths: Sequence[Path]) -> pl.DataFra
     read = []
     with progress(len(run_paths), "Reading runs") as advance:
         for path in run_paths:
-            read.append(read_run(path))
+            read.append(read_run(path, columns))
             advance()
     names = system_names([name for name, _ in read], run_paths)
     return pl.concat(
@@ -288,8 +292,9 @@ def build_chart(args: argparse.Namespace, qrels: pl.DataFrame, run_paths: list[P
     """Build the chart the ``plot`` arguments ask for."""
     from polars_rankmetrics.comparisons.plot import pr_curve_chart, query_delta_chart
 
+    run_columns = _columns(args)[1]
     if args.delta is not None:
-        per_query = evaluate_runs(qrels, run_paths, [args.delta])
+        per_query = evaluate_runs(qrels, run_paths, [args.delta], run_columns)
         measure_columns = [name for name in per_query.columns if name not in ("system", "query")]
         return query_delta_chart(
             per_query,
@@ -302,7 +307,7 @@ def build_chart(args: argparse.Namespace, qrels: pl.DataFrame, run_paths: list[P
     if args.kind == "exact" and args.per_query is None:
         msg = "--kind exact draws one ranking per curve: add --per-query SYSTEM"
         raise CommandError(msg)
-    rankings = curve_rankings(qrels, run_paths)
+    rankings = curve_rankings(qrels, run_paths, run_columns)
     if args.per_query is not None:
         rankings = rankings.filter(pl.col("system") == args.per_query)
         if rankings.is_empty():
@@ -319,12 +324,12 @@ def build_chart(args: argparse.Namespace, qrels: pl.DataFrame, run_paths: list[P
 
 def run_plot(args: argparse.Namespace) -> int:
     """``rankmetrics plot``: write PR curves or a per-query delta chart to a file."""
-    qrels_path, run_paths = _paths(args)
     output = Path(args.output)
     if output.suffix.lower() not in _CHART_FORMATS:
         return _fail(f"-o: the file name must end in one of {', '.join(_CHART_FORMATS)}")
     try:
-        qrels = read_qrels(qrels_path)
+        qrels_path, run_paths = _paths(args)
+        qrels = read_qrels(qrels_path, _columns(args)[0])
         chart = build_chart(args, qrels, run_paths)
     except (CommandError, ValueError) as error:
         return _fail(str(error))
@@ -334,9 +339,24 @@ def run_plot(args: argparse.Namespace) -> int:
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("qrels", help="qrels: a TREC qrels file or parquet (query, doc, relevance)")
     parser.add_argument(
-        "runs", nargs="+", help="runs: TREC run files or parquet (query, doc, score[, run_id])"
+        "qrels",
+        help="qrels: a TREC qrels file (or .gz, or - for stdin) or parquet (query, doc, relevance)",
+    )
+    parser.add_argument(
+        "runs",
+        nargs="+",
+        help="runs: TREC run files (or .gz, or -) or parquet (query, doc, score[, run_id])",
+    )
+    parser.add_argument(
+        "--qrels-columns",
+        metavar="ROLE=NAME,...",
+        help="the qrels' columns where not the usual names, e.g. query=topic,relevance=grade",
+    )
+    parser.add_argument(
+        "--run-columns",
+        metavar="ROLE=NAME,...",
+        help="the runs' columns where not the usual names, e.g. score=sim",
     )
     parser.add_argument(
         "--baseline", help="the system the others are compared with (default: the first run)"

@@ -123,6 +123,12 @@ def _read_trec(path: Path, side: Side, shown: str) -> pl.DataFrame:
         raise ValueError(str(error).replace(str(path), shown)) from None
 
 
+def _is_trec_file(source: object) -> bool:
+    if not isinstance(source, str | Path):
+        return False
+    return Path(source).suffix.lower() not in (".parquet", ".pq")
+
+
 def _read_path(source: str | Path, side: Side) -> pl.LazyFrame:
     shown = str(source)
     path = Path(source)
@@ -329,7 +335,8 @@ def _find_columns(
             msg = (
                 f"the {side} has no {role} column (looked for {list(CANDIDATES[role])}); "
                 f"its columns are {available}; map yours with "
-                f"`{argument}={{{role!r}: ...}}`"
+                f"`{argument}={{{role!r}: ...}}` (--{side}-columns {role}=... "
+                "on the command line)"
             )
             raise ValueError(msg)
     return found
@@ -339,6 +346,8 @@ def _read(source: object, side: Side, columns: Mapping[str, str] | None) -> pl.D
     argument = f"{side}_columns"
     mapping = check_mapping(columns, argument)
     lazy = _as_lazy(source, side)
+    if _is_trec_file(source):
+        mapping = {}  # a TREC file's layout is fixed: a mapping is for tables
     available = lazy.collect_schema().names()
     found = _find_columns(available, side, mapping, argument)
     frame = lazy.select(pl.col(column).alias(role) for role, column in found.items()).collect()
