@@ -538,6 +538,115 @@ def spark_example(block: Block, context: Context) -> None:
 
 
 # ---------------------------------------------------------------------------
+# Coming from the peers: each block computes the peer's number (`theirs`) and ours.
+
+
+def _peer_pair(context: Context) -> dict[str, Any]:
+    """``qrels``, ``run`` and ``rm`` as the pytrec_eval block defines them."""
+    first = next(block for block in BLOCKS if block.id == "From pytrec_eval #1")
+    namespace, _ = execute(first, {})
+    return {name: namespace[name] for name in ("qrels", "run", "rm")}
+
+
+@runs("From pytrec_eval #1")
+def from_pytrec_eval(block: Block, context: Context) -> None:
+    namespace, values = execute(block, {})
+    theirs, ours = namespace["theirs"], namespace["ours"]
+    assert ours.rows_by_key("query", named=True, unique=True) == approx(theirs)
+    shown, same = values[-2:]
+    assert shown == ast.literal_eval(re.search(r'theirs\["q1"\]  # (\{.*\})', block.code)[1])
+    assert same == approx(shown)
+
+
+@runs("From ir_measures #1")
+def from_ir_measures(block: Block, context: Context) -> None:
+    namespace, values = execute(block, _peer_pair(context))
+    theirs = {str(measure): value for measure, value in namespace["theirs"].items()}
+    ours = values[-1]
+    assert ours == approx(theirs)
+    assert set(ours) == set(namespace["measures"])
+    assert ours["AP(rel=2)"] == 0.25
+
+
+@runs("From ranx #1")
+def from_ranx(block: Block, context: Context) -> None:
+    namespace, values = execute(block, _peer_pair(context))
+    theirs = {name: float(value) for name, value in namespace["theirs"].items()}
+    assert values[-1] == approx(theirs)
+    assert set(theirs) == set(namespace["metrics"])
+
+
+def torchmetrics_reference(
+    preds: list[float], target: list[int], k: int | None
+) -> tuple[float, float, float, float]:
+    """torchmetrics 1.9's functional AP, precision, recall and RR at ``top_k=k``, one query.
+
+    Transcribed from torchmetrics/functional/retrieval/*.py (not installed here):
+    a target counts only where its prediction is > 0 (recall divides by every
+    relevant target), and a query without relevant targets scores 0.
+    """
+    order = sorted(range(len(preds)), key=lambda i: -preds[i])
+    k = len(preds) if k is None else k
+    hits = [1 if target[i] and preds[i] > 0 else 0 for i in order][:k]
+    relevant = sum(1 for t in target if t)
+    if relevant == 0:
+        return 0.0, 0.0, 0.0, 0.0
+    found = [sum(hits[: i + 1]) / (i + 1) for i, hit in enumerate(hits) if hit]
+    ap = sum(found) / len(found) if found else 0.0
+    rr = next((1.0 / (i + 1) for i, hit in enumerate(hits) if hit), 0.0)
+    return ap, sum(hits) / k, sum(hits) / relevant, rr
+
+
+@runs("From torchmetrics #1")
+def from_torchmetrics(block: Block, context: Context) -> None:
+    namespace, _ = execute(block, {})
+    df, ours = namespace["df"], namespace["ours"]
+    checked = 0
+    for (query,), group in df.group_by("query"):
+        preds, target = group["preds"].to_list(), group["target"].to_list()
+        ap, precision, recall, _ = torchmetrics_reference(preds, target, 3)
+        rr = torchmetrics_reference(preds, target, None)[3]
+        row = ours.filter(pl.col("query") == query).row(0, named=True)
+        assert (row["ap"], row["p"], row["r"], row["rr"]) == approx((ap, precision, recall, rr))
+        checked += 1
+    assert checked == 2
+    assert ours["ap"].to_list() == approx([1.0, 7 / 12])
+    # Without the mask the -0.2 and 0.0 rows would count: another number.
+    unmasked = df.group_by("query", maintain_order=True).agg(
+        rm.ap_at_k("target", 3, by="preds", denominator="hits")
+    )
+    assert unmasked["target"].to_list() != approx(ours["ap"].to_list())
+
+
+@runs("From scikit-learn #1")
+def from_scikit_learn(block: Block, context: Context) -> None:
+    namespace, _ = execute(block, {})
+    assert namespace["ours"] == pytest.approx(namespace["theirs"], rel=1e-15)
+    assert namespace["ours_ap"] == pytest.approx(namespace["theirs_ap"], rel=1e-15)
+    assert namespace["theirs"] == pytest.approx(0.8627778419199932)
+    assert namespace["theirs_ap"] == pytest.approx(0.7222222222222222)
+
+
+@runs("From Spark MLlib #1")
+def from_spark(block: Block, context: Context) -> None:
+    """Runs in a local Spark session; compiled only when pyspark or Java is missing."""
+    reason = spark_unavailable()
+    if reason is not None:
+        pytest.skip(f"compiled only: {reason}")
+    namespace, _ = execute(block, {})
+    assert namespace["ours"] == pytest.approx(namespace["theirs"], rel=1e-12)
+    assert namespace["theirs"] == pytest.approx(0.6033333333333334)
+    # Equal bins of rows (the other rule) give another area.
+    df = namespace["df"]
+    curve = df.select(rm.binned_pr_curve("label", 4, by="score").explode()).unnest("label")
+    recall = [0.0, *curve["recall"]]
+    precision = [curve["precision"][0], *curve["precision"]]
+    pairs = zip(recall, recall[1:], precision, precision[1:], strict=False)
+    equal_bins = sum((r1 - r0) * (p0 + p1) / 2 for r0, r1, p0, p1 in pairs)
+    assert equal_bins != pytest.approx(namespace["theirs"])
+
+
+# ---------------------------------------------------------------------------
 # The tests
 
 
