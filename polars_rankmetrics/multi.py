@@ -56,9 +56,14 @@ def metrics(
 
     Each group is ranked once and every measure is read from that ranking, so
     ten measures cost little more than one. Names follow trec_eval (``map``,
-    ``P_10``, ``ndcg_cut_10``, ...) or ir_measures (``AP``, ``P@10``,
-    ``nDCG@10``, ...); see :mod:`polars_rankmetrics.measures` for the table and
+    ``P_10``, ``ndcg_cut_10``, ...), ir_measures (``AP``, ``P@10``,
+    ``nDCG@10``, ``AP(rel=2)``, ...) or ranx (``ndcg@10``, ``map@100``,
+    ``mrr``, ...); see :mod:`polars_rankmetrics.measures` for the table and
     where the names differ from the functions' defaults (``AP@10`` divides by R).
+    Ties are broken by ``by`` for every name: ir_measures' tie order for
+    ``RR@10`` (document id ascending) applies in ``evaluate()``, which knows the
+    document ids. Measures with ``judged_only=True`` rank the judged rows
+    (labels >= 0) in a second sort.
 
     Parameters
     ----------

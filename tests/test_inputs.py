@@ -290,6 +290,10 @@ def test_bad_mappings_name_the_argument(pair: tuple[pl.DataFrame, pl.DataFrame])
         rm.evaluate(qrels, run, "map", run_columns={"label": "x"})
     with pytest.raises(ValueError, match="`qrels_columns` must map roles to column names"):
         rm.evaluate(qrels, run, "map", qrels_columns={"query": 1})  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match="`tie_break` must be one of 'tool', 'doc_descending'"):
+        rm.evaluate(qrels, run, "map", tie_break="random")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`measures` must name at least one measure"):
+        rm.evaluate(qrels, run, [])
 
 
 def test_optional_packages_are_imported_only_for_their_objects(tmp_path: Path) -> None:

@@ -170,6 +170,16 @@ def test_identical_to_local_with_doc(
     assert_same(actual, local_per_query(frame, MEASURES, by=["score", "doc"]), "query")
 
 
+def test_peer_names_on_spark(spark: Any) -> None:
+    # ir_measures' grammar, ranx's names and pytrec_eval's strings, as locally.
+    names = ["AP(rel=2)", "nDCG(judged_only=True)@10", "ndcg@10-l2", "map@5", "mrr", "P_5,10"]
+    frame = random_runs(seed=3)
+    result = rm.spark.evaluate(to_spark(spark, frame), names, doc="doc", partitions=2)
+    expected = local_per_query(frame, names, by=["score", "doc"])
+    assert expected.columns[1:] == [*names[:-1], "P_5", "P_10"]
+    assert_same(to_polars(result), expected, "query")
+
+
 @pytest.mark.parametrize("chunk_rows", [200_000, None])
 def test_identical_to_local_ties_keep_input_order(spark: Any, chunk_rows: int | None) -> None:
     frame = random_runs(seed=11)
