@@ -31,6 +31,7 @@ from polars.testing import assert_frame_equal
 import polars_rankmetrics as rm
 from polars_rankmetrics.cli import main
 from tests.test_peer_names import collection
+from tests.test_peer_names import nested as as_nested
 
 MEASURES = ["map", "P@5", "ndcg_cut_10", "recip_rank", "num_ret"]
 
@@ -48,10 +49,8 @@ def expected(pair: tuple[pl.DataFrame, pl.DataFrame]) -> pl.DataFrame:
 
 
 def nested(frame: pl.DataFrame) -> dict[str, dict[str, Any]]:
-    result: dict[str, dict[str, Any]] = collections.defaultdict(dict)
-    for query, doc, value in frame.iter_rows():
-        result[query][doc] = value
-    return result
+    """A defaultdict, as pytrec_eval.parse_qrel and parse_run return."""
+    return collections.defaultdict(dict, as_nested(frame))
 
 
 def trec_lines(qrels: pl.DataFrame, run: pl.DataFrame) -> tuple[str, str]:

@@ -55,6 +55,14 @@ def collection(
     return qrels, run
 
 
+def nested(frame: pl.DataFrame) -> dict[str, dict[str, Any]]:
+    """``{query: {doc: value}}``, as pytrec_eval and ranx take runs and qrels."""
+    result: dict[str, dict[str, Any]] = {}
+    for query, doc, value in frame.iter_rows():
+        result.setdefault(query, {})[doc] = value
+    return result
+
+
 def assert_per_query(
     ours: pl.DataFrame, theirs: dict[tuple[str, str], float], names: list[str], tol: float
 ) -> None:
@@ -183,12 +191,7 @@ RANX_NAMES = [
 def ranx_values(
     names: list[str], qrels: pl.DataFrame, run: pl.DataFrame
 ) -> dict[tuple[str, str], float]:
-    qrel_dict: dict[str, dict[str, int]] = {}
-    for query, doc, label in qrels.iter_rows():
-        qrel_dict.setdefault(query, {})[doc] = label
-    run_dict: dict[str, dict[str, float]] = {}
-    for query, doc, score in run.iter_rows():
-        run_dict.setdefault(query, {})[doc] = score
+    qrel_dict, run_dict = nested(qrels), nested(run)
     ranx_run = ranx.Run(run_dict)
     with warnings.catch_warnings():  # numba's own type-safety chatter inside ranx
         warnings.simplefilter("ignore")
@@ -234,12 +237,7 @@ PYTREC_NAMES = ["P_5,10", "ndcg_cut_20,4", "recall_5,100", "map_cut_3,10", "succ
 @pytest.mark.parametrize("level", [1, 2])
 def test_pytrec_eval_measure_strings_equal_pytrec_eval(level: int) -> None:
     qrels, run = collection(5)
-    qrel_dict: dict[str, dict[str, int]] = {}
-    for query, doc, label in qrels.iter_rows():
-        qrel_dict.setdefault(query, {})[doc] = label
-    run_dict: dict[str, dict[str, float]] = {}
-    for query, doc, score in run.iter_rows():
-        run_dict.setdefault(query, {})[doc] = score
+    qrel_dict, run_dict = nested(qrels), nested(run)
     evaluator = pytrec_eval.RelevanceEvaluator(qrel_dict, set(PYTREC_NAMES), relevance_level=level)
     result: dict[str, dict[str, Any]] = evaluator.evaluate(run_dict)
     ours = rm.evaluate(qrels, run, PYTREC_NAMES, relevance_level=level).per_query

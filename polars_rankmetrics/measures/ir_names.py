@@ -112,20 +112,7 @@ IR_MEASURES: dict[str, Spelling] = {
         params={"recall": "level"},
         fixed={"trec_version": "9"},
     ),
-    # ir_measures' aliases, and its names for trec_eval's set measures.
-    "MAP": _ranked("AP", cutoff="k"),
-    "Precision": _ranked("P", cutoff="k", cutoff_required=True),
-    "Recall": _ranked("R", cutoff="k", cutoff_required=True),
-    "NDCG": Spelling(
-        "nDCG",
-        cutoff="k",
-        params={"dcg": "gain", "gains": "gains"},
-        values={"dcg": {"log2": "linear", "exp-log2": "exponential"}},
-        judged_only=True,
-    ),
-    "MRR": _ranked("RR", cutoff="k", cutoff_order="doc_ascending"),
-    "RPrec": _ranked("Rprec"),
-    "BPref": Spelling("Bpref", rel=True),
+    # ir_measures' names for trec_eval's set measures.
     "SetRelP": _ranked("set_relative_P"),
     "SetAP": _ranked("set_map"),
     # cwl_eval's RBP: binary gains at level `rel` (required), the first 1000
@@ -140,6 +127,19 @@ IR_MEASURES: dict[str, Spelling] = {
     ),
 }
 """ir_measures' names."""
+
+IR_ALIASES = {
+    "MAP": "AP",
+    "Precision": "P",
+    "Recall": "R",
+    "NDCG": "nDCG",
+    "MRR": "RR",
+    "RPrec": "Rprec",
+    "BPref": "Bpref",
+}
+"""ir_measures' aliases: the same measure under another name."""
+
+IR_MEASURES.update({alias: IR_MEASURES[name] for alias, name in IR_ALIASES.items()})
 
 
 @dataclass(frozen=True)
