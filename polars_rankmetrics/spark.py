@@ -213,8 +213,9 @@ def evaluate(
         scores and labels are read as doubles.
     metrics
         Measure names, as for :func:`polars_rankmetrics.metrics`: trec_eval names
-        (``map``, ``P_10``, ``ndcg_cut_10``, ...) or ir_measures names (``AP``,
-        ``P@10``, ``nDCG@10``, ...). Each becomes a Float64 column of that name;
+        (``map``, ``P_10``, ``ndcg_cut_10``, ...), ir_measures names (``AP``,
+        ``P@10``, ``nDCG@10``, ``AP(rel=2)``, ...) or ranx names (``ndcg@10``,
+        ``mrr``, ...). Each becomes a Float64 column of that name;
         in Spark SQL, quote names with dots in backticks (```P.10```).
     query
         The column, or columns, that identify a query.

@@ -29,7 +29,10 @@ trec_eval               ir_measures / ranx        meaning
                         ``hits@10`` (ranx)        relevant rows in the top 10
 ======================  ========================  ===============================
 
-ir_measures' ``rel=`` sets a column's own relevance level (``P(rel=2)@10``).
+ir_measures' ``rel=`` sets a column's own relevance level (``P(rel=2)@10``), as
+ranx's ``-l2`` suffix does (``ndcg@10-l2``); see :mod:`.ir_names` for their whole
+grammars. Where two tools give one name different meanings (``recall``,
+``bpref``), the bare name is trec_eval's and ranx's is ``recall-l1``.
 trec_eval names take trec_eval's parameter syntax: ``P.5,10`` gives the columns
 ``P_5`` and ``P_10``, ``ndcg.1=3,2=9`` custom gains, ``utility.2,-1,0,0`` its
 coefficients; the nicknames ``official``, ``all_trec`` and ``set`` expand to
