@@ -269,6 +269,7 @@ def test_compare_reads_gzip_stdin_and_peer_columns(
         ({"q": {"a": "high"}}, {"q": {"a": 1.0}}, r"`qrels` as a dict must hold numbers"),
         ({"q": {"a": 1}}, [("q", "a", 1.0)], r"`run` as an iterable must hold namedtuples"),
         ({"q": {"a": 1}}, [], r"the run is empty"),
+        ({"q": {}}, {"q": {"a": 1.0}}, r"the qrels is empty"),
         (
             {"q": {"a": 1}},
             pl.DataFrame({"query": ["q"], "doc": ["a"], "score": ["x"]}),

@@ -111,12 +111,9 @@ def _fields_of_first_line(path: Path) -> int | None:
 def _read_trec(path: Path, side: Side, shown: str) -> pl.DataFrame:
     """A TREC file, after checking that its first line has this side's fields."""
     fields = _fields_of_first_line(path)
-    expected = _TREC_FIELDS[side]
-    if fields is not None and fields != expected and (side == "qrels" or fields < expected):
-        if fields == _TREC_FIELDS[_OTHER[side]]:
-            raise _swapped(
-                side, f"{shown} has {fields} fields per line ({_TREC_LAYOUT[_OTHER[side]]!r})"
-            )
+    if fields == _TREC_FIELDS[_OTHER[side]]:  # 6 fields in qrels, 4 in a run
+        layout = _TREC_LAYOUT[_OTHER[side]]
+        raise _swapped(side, f"{shown} has {fields} fields per line ({layout!r})")
     try:
         return read_trec_qrels(path) if side == "qrels" else read_trec_run(path)
     except ValueError as error:  # name the file the user gave, not a temporary copy
@@ -170,6 +167,9 @@ def _from_nested(nested: Mapping[Any, Any], side: Side) -> pl.LazyFrame:
         queries.extend([query] * len(inner))
         docs.extend(inner.keys())
         values.extend(inner.values())
+    if not values:
+        msg = f"the {side} is empty: it has no rows"
+        raise ValueError(msg)
     try:
         value = pl.Series(_VALUE[side], values)
     except (TypeError, pl.exceptions.PolarsError):
