@@ -219,7 +219,7 @@ def _first_label(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
 
 @statistic(exact_average=True)
 def _raw_sum(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
-    """Claims an exact tie average while reading raw labels: a broken contract."""
+    """Reads raw labels under ties='average' too: the tie-annotated list holds them."""
     return ranked.raw.fill_null(0.0).sum()
 
 
@@ -245,8 +245,20 @@ def test_average_ties_refuse_what_has_no_exact_form_in_every_entry_point() -> No
     ranking = Ranking.build("relevance", "score", True, 0.0, ties="average")
     with pytest.raises(ValueError, match=message.format("first_label")):
         evaluate(ranking, [_first_label.bind("first_label")])
-    with pytest.raises(ValueError, match="reads raw labels cannot declare an exact"):
-        evaluate(ranking, [_raw_sum.bind("raw_sum")])
+    raw_sum = evaluate(ranking, [_raw_sum.bind("raw_sum")]).struct.field("raw_sum")
+    assert FRAME.select(raw_sum).item() == 4.0
+
+
+def test_a_field_the_ranking_lacks_is_refused_naming_the_statistic() -> None:
+    ranking = Ranking.build("relevance", None, True, 0.0)
+    with pytest.raises(ValueError, match="score_sum needs scores: pass `by`"):
+        evaluate(ranking, [_score_sum.bind("score_sum")])
+
+
+@statistic(exact_average=True)
+def _score_sum(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
+    """Reads the score field."""
+    return ranked.score.sum()
 
 
 def test_statistics_check_their_parameters() -> None:

@@ -6,10 +6,13 @@ value) are the only ways the metric functions, :func:`polars_rankmetrics.metrics
 chosen:
 
 1. ``ties='average'``: statistics without an exact tie-averaged form are
-   refused, naming them; the others read the tie-annotated ``{code, score}``
-   list (:mod:`.ties`), each with ``list.agg``;
-2. a statistic reads raw labels (bpref, infAP, unj, custom gains, ...): every
-   statistic reads the ``{code, raw}`` list, each with ``list.agg``;
+   refused, naming them; the others read the tie-annotated ``{code, score,
+   ...}`` list (:mod:`.ties`), each with ``list.agg``;
+2. a statistic reads fields (raw labels for bpref, infAP, unj, custom gains;
+   the score for AUC; subtopics for the diversity measures; see
+   :data:`.ranked.FIELDS`): every statistic reads the ``{code, field, ...}``
+   list, each with ``list.agg``; a field the ranking cannot give is refused,
+   naming the statistic and what it needs;
 3. otherwise the fast paths of :mod:`.staged`: one statistic that reads nothing
    beyond its cutoff ranks only the top k rows; any other set shares its
    per-position quantities and per-list aggregates.
@@ -21,10 +24,11 @@ list, each statistic computed on it from scratch), bit for bit.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import polars as pl
 
-from polars_rankmetrics.engine.ranked import Ranked
+from polars_rankmetrics.engine.ranked import FIELDS, Ranked
 from polars_rankmetrics.engine.ranking import Ranking
 from polars_rankmetrics.engine.staged import Usage, probe, staged_struct, staged_value, top_value
 from polars_rankmetrics.engine.statistic import Bound
@@ -44,6 +48,12 @@ def _check(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -> None:
     if repeated:
         msg = f"`measures` give the same output column more than once: {repeated}"
         raise ValueError(msg)
+    for bound, fields in zip(statistics, usage.fields, strict=True):
+        missing = sorted(fields - ranking.fields)
+        if missing:
+            needs = "; ".join(FIELDS[name] for name in missing)
+            msg = f"{bound.name} needs {needs}"
+            raise ValueError(msg)
     if ranking.ties != "average":
         return
     refused = [bound.name for bound in statistics if not bound.exact_average]
@@ -54,21 +64,12 @@ def _check(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -> None:
             f"{'it' if len(refused) == 1 else 'these'}"
         )
         raise ValueError(msg)
-    if usage.reads_raw:
-        msg = (
-            f"{', '.join(names)}: a statistic that reads raw labels cannot declare an exact "
-            "`ties='average'` form (the tie-averaged list holds no raw labels)"
-        )
-        raise ValueError(msg)
 
 
 def _listed(ranking: Ranking, usage: Usage) -> tuple[pl.Expr, Ranked]:
     """The list the plain path reads, and the vocabulary over it."""
-    if ranking.ties == "average":
-        return ranking.ranked_with_scores(), ranking.vocabulary()
-    if usage.reads_raw:
-        code = pl.element().struct[0]
-        return ranking.ranked_judged(), Ranked(ranking.threshold, code)
+    if ranking.ties == "average" or usage.read_fields:
+        return ranking.listed(usage.read_fields), ranking.listed_vocabulary()
     return ranking.ranked(), ranking.vocabulary()
 
 
@@ -76,7 +77,11 @@ def _own(vocabulary: Ranked, bound: Bound) -> Ranked:
     """``vocabulary`` with the statistic's own threshold, if it has one."""
     if bound.threshold is None:
         return vocabulary
-    return Ranked(bound.threshold, vocabulary.code, vocabulary.ties)
+    return replace(vocabulary, threshold=bound.threshold)
+
+
+def _probe(ranking: Ranking, statistics: Sequence[Bound]) -> Usage:
+    return probe(statistics, ranking.threshold, ranking.fields)
 
 
 def _plain(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -> pl.Expr:
@@ -87,7 +92,7 @@ def _plain(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -> pl.Ex
 
 def plain(ranking: Ranking, statistics: Sequence[Bound]) -> pl.Expr:
     """The reference path: each statistic computed whole on one sorted list, as a struct."""
-    usage = probe(statistics, ranking.threshold)
+    usage = _probe(ranking, statistics)
     _check(ranking, statistics, usage)
     return _plain(ranking, statistics, usage)
 
@@ -98,18 +103,19 @@ def evaluate(ranking: Ranking, statistics: Sequence[Bound]) -> pl.Expr:
     One sort per group serves them all. The fields are named by the statistics'
     names and come in their order.
     """
-    usage = probe(statistics, ranking.threshold)
+    usage = _probe(ranking, statistics)
     _check(ranking, statistics, usage)
-    if ranking.ties == "average" or usage.reads_raw or not FAST_PATHS:
+    if ranking.ties == "average" or usage.read_fields or not FAST_PATHS:
         return _plain(ranking, statistics, usage)
     return staged_struct(ranking, statistics, usage)
 
 
 def evaluate_one(ranking: Ranking, bound: Bound) -> pl.Expr:
     """One statistic over each group's ranking, named like the relevance column."""
-    usage = probe([bound], ranking.threshold)
+    usage = _probe(ranking, [bound])
     _check(ranking, [bound], usage)
-    if ranking.ties == "average" or usage.reads_raw or not usage.staged[0] or not FAST_PATHS:
+    fast = FAST_PATHS and usage.staged[0] and not usage.read_fields
+    if ranking.ties == "average" or not fast:
         listed, vocabulary = _listed(ranking, usage)
         return listed.list.agg(bound.build(_own(vocabulary, bound)))
     k = bound.top_k

@@ -14,8 +14,12 @@ ideal DCG, which is why they stay in the list rather than being filtered out.
 :class:`Ranked` reads positions, hits, gains and discounts off that number. A
 few measures (bpref, infAP, unj, custom gains, ...) also need what it drops:
 whether a row was judged at all (a null label), negative labels (trec_eval's
-"in the pool but unjudged") and the raw level. For a statistic that reads
-:attr:`Ranked.raw`, the engine sorts a list of ``{code, raw}`` structs instead.
+"in the pool but unjudged") and the raw level. Others read the score itself
+(AUC, scikit-learn's AP) or a per-row column beside the label (the subtopics a
+document is relevant to). Each of these is a named *field*
+(:meth:`Ranked.field`, :data:`FIELDS`); for a statistic that reads fields the
+engine sorts a list of ``{code, field, ...}`` structs instead, with the fields
+that the statistics read and no others.
 """
 
 from __future__ import annotations
@@ -26,6 +30,30 @@ from functools import cache
 import polars as pl
 
 from polars_rankmetrics._validate import Gain, NoRelevant, Ties
+
+SCORE = "_rankmetrics_score"
+"""The field of the primary score (null or NaN: not retrieved)."""
+RAW = "_rankmetrics_raw"
+"""The field of the raw label: null when unjudged, possibly negative (Float64)."""
+SUBTOPICS = "_rankmetrics_subtopics"
+"""The field of the subtopics (intents) a row's document is relevant to: a list."""
+INTENT_WEIGHTS = "_rankmetrics_intent_weights"
+"""The field of the intent probabilities of the row's subtopics: a parallel list."""
+DOC = "_rankmetrics_doc"
+"""The field of the document id (for tie-breaks that name documents, as ndeval's)."""
+
+FIELDS: dict[str, str] = {
+    SCORE: "scores: pass `by`",
+    RAW: "the raw labels",
+    SUBTOPICS: "subtopic judgements: pass `subtopics`",
+    INTENT_WEIGHTS: "intent probabilities: pass `intent_weights`",
+    DOC: "document ids: pass `docs`",
+}
+"""Every field a statistic may read, and where a ranking gets it (for messages).
+
+The ranking has :data:`SCORE` when it has ``by`` and :data:`RAW` always; the
+others only when it carries them (:attr:`.ranking.Ranking.carried`).
+"""
 
 TOP_DISCOUNT_MAX_K = 1000
 """Up to this cutoff the discounts of the top k come from a table (:func:`discount_table`)."""
@@ -71,11 +99,21 @@ class Ranked:
     """Where the encoded label of each position is read from."""
     ties: Ties = "stable"
     """``'average'`` when statistics must be expectations over tie groups."""
+    fields: frozenset[str] = frozenset()
+    """The fields the ranking can give (:data:`FIELDS`), for statistics that read one
+    only where it is given (ndeval's tie-break by document id)."""
+
+    def field(self, name: str) -> pl.Expr:
+        """The field ``name`` at each position (see :data:`FIELDS`).
+
+        Reading a field makes the engine sort a struct list that holds it.
+        """
+        return pl.element().struct.field(name)
 
     @property
     def score(self) -> pl.Expr:
-        """The score at each position (only in a list of ``{code, score}`` structs)."""
-        return pl.element().struct[1]
+        """The primary score at each position (null where not retrieved)."""
+        return self.field(SCORE)
 
     @property
     def retrieved(self) -> pl.Expr:
@@ -177,13 +215,13 @@ class Ranked:
         fallback = None if no_relevant == "null" else 0.0
         return pl.when(self.n_relevant > 0).then(value).otherwise(fallback)
 
-    # What only a judged list holds: the engine gives a statistic that reads
-    # `raw` a list of {code, raw} structs, sorted like the plain one.
+    # What only a list of fields holds: the engine gives a statistic that reads
+    # `raw` a list of {code, raw, ...} structs, sorted like the plain one.
 
     @property
     def raw(self) -> pl.Expr:
         """The label as given: null when unjudged, possibly negative (Float64)."""
-        return pl.element().struct[1]
+        return self.field(RAW)
 
     @property
     def judged(self) -> pl.Expr:

@@ -13,11 +13,18 @@ Tied scores (the ``ties`` option, :data:`~polars_rankmetrics._validate.Ties`):
 cost one extra key and nothing else; ``'average'`` sorts by the score alone into
 a ``{code, score}`` struct list, because the expected value needs to see where
 each tie group starts and ends (see :mod:`.ties`).
+
+Statistics that read more than the label (the raw label, the score, the
+subtopics of a document: the *fields* of :data:`.ranked.FIELDS`) read a list of
+``{code, field, ...}`` structs sorted the same way (:meth:`Ranking.listed`),
+holding only the fields that they read. Per-row columns beside the label (the
+subtopic lists of diversity measures) travel with the ranking as
+:attr:`Ranking.carried`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import polars as pl
@@ -31,11 +38,8 @@ from polars_rankmetrics._validate import (
     check_descending,
     check_number,
 )
-from polars_rankmetrics.engine.ranked import Ranked, Threshold
+from polars_rankmetrics.engine.ranked import FIELDS, RAW, SCORE, Ranked, Threshold
 from polars_rankmetrics.engine.ties import annotate_tie_groups
-
-_SCORE = "_rankmetrics_score"
-_RAW = "_rankmetrics_raw"
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,10 @@ class Ranking:
     ties
         How rows with equal primary scores (``by[0]``) are ordered; see
         :data:`~polars_rankmetrics._validate.Ties`.
+    carried
+        Per-row columns sorted along with the label, by field name
+        (:data:`.ranked.FIELDS`): the subtopic lists of diversity measures, their
+        intent probabilities, document ids.
     """
 
     relevance: pl.Expr
@@ -62,6 +70,7 @@ class Ranking:
     descending: tuple[bool, ...]
     threshold: Threshold
     ties: Ties = "stable"
+    carried: tuple[tuple[str, pl.Expr], ...] = ()
 
     @classmethod
     def build(
@@ -71,8 +80,12 @@ class Ranking:
         descending: bool | Sequence[bool],
         threshold: float | Threshold,
         ties: Ties = "stable",
+        carried: Mapping[str, pl.Expr | None] | None = None,
     ) -> Ranking:
-        """Validate the public parameters shared by every metric."""
+        """Validate the public parameters shared by every metric.
+
+        ``carried`` maps field names to per-row columns; ``None`` values are left out.
+        """
         by_exprs = check_by(by)
         directions = check_descending(descending, len(by_exprs))
         if not isinstance(threshold, Threshold):
@@ -84,7 +97,12 @@ class Ranking:
                 "(with `by=None` the rows are already in rank order and cannot tie)"
             )
             raise ValueError(msg)
-        return cls(as_expr(relevance), by_exprs, directions, threshold, ties)
+        extra = tuple((name, expr) for name, expr in (carried or {}).items() if expr is not None)
+        unknown = [name for name, _ in extra if name not in FIELDS]
+        if unknown:
+            msg = f"unknown carried field(s) {unknown}; the fields are {sorted(FIELDS)}"
+            raise ValueError(msg)
+        return cls(as_expr(relevance), by_exprs, directions, threshold, ties, extra)
 
     def judged_only(self) -> Ranking:
         """The ranking of the judged rows only: a row without a label >= 0 is not retrieved.
@@ -187,23 +205,46 @@ class Ranking:
         """The group's ranking as one Float64 list (see :mod:`.ranked`)."""
         return self.order(self.encoded).implode()
 
-    def ranked_with_scores(self) -> pl.Expr:
-        """The ranking as a list of ``{code, score}`` structs, for curves.
+    @property
+    def fields(self) -> frozenset[str]:
+        """The fields this ranking can give: the raw label, the score with ``by``, the carried."""
+        given = {RAW, *(name for name, _ in self.carried)}
+        return frozenset(given | ({SCORE} if self.by else set()))
 
-        The first field keeps the relevance expression's name, so the result is
-        named like every other metric. With ``ties='average'`` the structs also
+    def _field(self, name: str) -> pl.Expr:
+        if name == SCORE:
+            score = self.score
+            if score is None:
+                msg = "a curve needs scores: pass `by`"
+                raise ValueError(msg)
+            return score.alias(SCORE)
+        if name == RAW:
+            return self.numeric_relevance.alias(RAW)
+        return dict(self.carried)[name].alias(name)
+
+    def listed(self, fields: Collection[str]) -> pl.Expr:
+        """The ranking as a list of ``{code, field, ...}`` structs, sorted like :meth:`ranked`.
+
+        The first field is the encoded label and keeps the relevance
+        expression's name, so the result is named like every other metric; the
+        others are ``fields`` (see :data:`.ranked.FIELDS`), by name. With
+        ``ties='average'`` the list always holds the score, and the structs also
         carry the tie group fields of :func:`.annotate_tie_groups`.
         """
-        score = self.score
-        if score is None:
-            msg = "a curve needs scores: pass `by`"
-            raise ValueError(msg)
-        scored = self.order(pl.struct(self.encoded, score.alias(_SCORE))).implode()
+        names = sorted(set(fields) - {SCORE})
+        if self.ties == "average" or SCORE in fields:
+            names.insert(0, SCORE)
+        struct = pl.struct(self.encoded, *(self._field(name) for name in names))
+        listed = self.order(struct).implode()
         if self.ties == "average":
             # Add the tie group fields once, for every statistic to read.
             code = pl.element().struct[0]
-            return scored.list.eval(annotate_tie_groups(Ranked(self.threshold, code)))
-        return scored
+            return listed.list.eval(annotate_tie_groups(Ranked(self.threshold, code), names[1:]))
+        return listed
+
+    def ranked_with_scores(self) -> pl.Expr:
+        """The ranking as a list of ``{code, score}`` structs, for curves (see :meth:`listed`)."""
+        return self.listed([SCORE])
 
     def ranked_judged(self) -> pl.Expr:
         """Return the ranking as a list of ``{code, raw}`` structs (see :attr:`Ranked.raw`).
@@ -211,16 +252,19 @@ class Ranking:
         ``raw`` is the relevance label as Float64, null where it is null
         (unjudged). The first field keeps the relevance expression's name.
         """
-        raw = self.numeric_relevance
-        return self.order(pl.struct(self.encoded, raw.alias(_RAW))).implode()
+        return self.listed([RAW])
 
     def vocabulary(self, threshold: Threshold | None = None) -> Ranked:
         """How a statistic reads :meth:`ranked` (or, for ``ties='average'``, the scored list)."""
         threshold = threshold or self.threshold
         if self.ties == "average":
-            return Ranked(threshold, pl.element().struct[0], ties="average")
-        return Ranked(threshold)
+            return Ranked(threshold, pl.element().struct[0], ties="average", fields=self.fields)
+        return Ranked(threshold, fields=self.fields)
+
+    def listed_vocabulary(self) -> Ranked:
+        """How a statistic reads :meth:`listed`."""
+        return Ranked(self.threshold, pl.element().struct[0], ties=self.ties, fields=self.fields)
 
     def scored_vocabulary(self) -> Ranked:
         """How a statistic reads :meth:`ranked_with_scores`."""
-        return Ranked(self.threshold, pl.element().struct[0], ties=self.ties)
+        return self.listed_vocabulary()

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 
 import polars as pl
 
-from polars_rankmetrics.engine.ranked import TOP_DISCOUNT_MAX_K, Ranked, Threshold
+from polars_rankmetrics.engine.ranked import FIELDS, RAW, TOP_DISCOUNT_MAX_K, Ranked, Threshold
 from polars_rankmetrics.engine.ranking import Ranking
 from polars_rankmetrics.engine.statistic import Bound
 
@@ -48,10 +48,9 @@ _DISCOUNT = "_discount"
 _IDEAL = "_ideal_labels"
 _CODE = "_code"
 _VALUE = "_value"
-# Not per-position quantities: what the probe records when a statistic reads R,
-# or the raw labels.
+# Not a per-position quantity: what the probe records when a statistic reads R.
+# (Fields it reads, see `Ranked.field`, are recorded by their names.)
 _N_RELEVANT = "_n_relevant"
-_RAW = "_raw"
 
 
 @dataclass(frozen=True, eq=False)
@@ -159,7 +158,7 @@ def _per_list(value: pl.Expr) -> pl.Expr:
 
 @dataclass(frozen=True, eq=False)
 class _Probe(StagedRanked):
-    """A ``StagedRanked`` that records which costly quantities are read, R, and raw labels."""
+    """A ``StagedRanked`` that records which costly quantities are read, R, and fields."""
 
     used: set[str] = field(default_factory=set)
 
@@ -198,10 +197,9 @@ class _Probe(StagedRanked):
         self.used.add(_N_RELEVANT)
         return super().n_relevant
 
-    @property
-    def raw(self) -> pl.Expr:
-        self.used.add(_RAW)
-        return super().raw
+    def field(self, name: str) -> pl.Expr:
+        self.used.add(name)
+        return super().field(name)
 
 
 def _reads_element(expr: pl.Expr) -> bool:
@@ -213,31 +211,45 @@ def _reads_element(expr: pl.Expr) -> bool:
 
 @dataclass(frozen=True)
 class Usage:
-    """What a set of statistics reads, found by :func:`probe`."""
+    """What a set of statistics reads, found by :func:`probe`.
+
+    ``fields`` holds, per statistic, the fields it reads (:data:`.ranked.FIELDS`).
+    """
 
     quantities: frozenset[str]
     staged: tuple[bool, ...]
+    fields: tuple[frozenset[str], ...] = ()
+
+    @property
+    def read_fields(self) -> frozenset[str]:
+        """Every field some statistic reads: then every one reads the list of fields."""
+        return frozenset().union(*self.fields)
 
     @property
     def reads_raw(self) -> bool:
-        """Whether a statistic reads raw labels: then every one reads the judged list."""
-        return _RAW in self.quantities
+        """Whether a statistic reads raw labels."""
+        return RAW in self.read_fields
 
 
-def probe(statistics: Sequence[Bound], threshold: Threshold) -> Usage:
+def probe(
+    statistics: Sequence[Bound], threshold: Threshold, fields: frozenset[str] = frozenset()
+) -> Usage:
     """Build each statistic once against a recording vocabulary (see the module docstring).
 
     A statistic is staged when it records at least one aggregate and reads no
     list element outside them; a constant is not (it is computed whole).
+    ``fields`` are the fields the ranking gives (:attr:`.Ranked.fields`).
     """
     used: set[str] = set()
     staged = []
+    read = []
     for bound in statistics:
-        recorder = _Probe(bound.threshold or threshold)
+        recorder = _Probe(bound.threshold or threshold, fields=fields)
         value = bound.build(recorder)
         used |= recorder.used
+        read.append(frozenset(recorder.used & FIELDS.keys()))
         staged.append(bool(recorder.recorded) and not _reads_element(value))
-    return Usage(frozenset(used), tuple(staged))
+    return Usage(frozenset(used), tuple(staged), tuple(read))
 
 
 # -------------------------------------------------------------- the paths

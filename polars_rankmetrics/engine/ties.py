@@ -32,6 +32,7 @@ pp. 414-421.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -39,15 +40,16 @@ import polars as pl
 from polars_rankmetrics.engine.ranked import Ranked
 
 
-def annotate_tie_groups(scored: Ranked) -> pl.Expr:
+def annotate_tie_groups(scored: Ranked, extra: Sequence[str] = ()) -> pl.Expr:
     """Describe each position's tie group, for ``list.eval`` over a ``{code, score}`` list.
 
     Returns a struct per position with the encoded label and the score (the
-    first two fields, as in the input) and the tie group facts that
-    :class:`TieGroups` reads back. Polars does not share common subexpressions
-    inside ``list.agg``, and every statistic uses these facts several times, so
-    computing them once into fields (one ``list.eval``) and reading the fields
-    is several times faster than recomputing them.
+    first two fields, as in the input), the ``extra`` fields of the input, and
+    the tie group facts that :class:`TieGroups` reads back. Polars does not
+    share common subexpressions inside ``list.agg``, and every statistic uses
+    these facts several times, so computing them once into fields (one
+    ``list.eval``) and reading the fields is several times faster than
+    recomputing them.
     """
     score, hit = scored.score, scored.hit
     index = pl.int_range(pl.len())
@@ -61,6 +63,7 @@ def annotate_tie_groups(scored: Ranked) -> pl.Expr:
     return pl.struct(
         scored.code,
         score,
+        *(scored.field(name) for name in extra),
         is_first.alias("is_first"),
         is_last.alias("is_last"),
         start.alias("start"),
