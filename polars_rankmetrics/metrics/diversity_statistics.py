@@ -1,0 +1,273 @@
+"""The statistics of the intent-aware diversity measures, over (document, subtopic) pairs.
+
+The data model: each row carries the list of subtopics (intents) its document
+is relevant to, the :data:`~polars_rankmetrics.engine.ranked.SUBTOPICS` field
+(null: unjudged; empty: judged, relevant to none), and optionally the intent
+probabilities of those subtopics, a parallel list
+(:data:`~polars_rankmetrics.engine.ranked.INTENT_WEIGHTS`). Inside the ranked
+list the lists are exploded into one element per (position, subtopic) pair, in
+rank order, so that every measure is a sum over pairs:
+
+- the subtopics of the query, S, are the distinct subtopics of any row,
+  retrieved or not (ndeval counts only subtopics with a relevant document);
+- ``c``, the documents above a pair's position that cover its subtopic, is the
+  pair's ordinal rank among the pairs of its subtopic (pairs of unretrieved
+  rows come last, so they never count above a retrieved one);
+- the novelty gain of a pair is ``w_j (1 - alpha)**c`` with ``w_j = 1/S``
+  (or the normalised intent probability).
+
+References
+----------
+C. L. A. Clarke et al., "Novelty and diversity in information retrieval
+evaluation", SIGIR 2008 (alpha-nDCG); O. Chapelle et al., CIKM 2009 (ERR-IA);
+C. L. A. Clarke, M. Kolla and O. Vechtomova, "An effectiveness measure for
+ambiguous and underspecified queries", ICTIR 2009 (NRBP); R. Agrawal et al.,
+"Diversifying search results", WSDM 2009 (intent-aware measures); C. Zhai,
+W. Cohen and J. Lafferty, SIGIR 2003 (subtopic recall). ``ndeval`` 4.5 (TREC
+Web track), the reference implementation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+import polars as pl
+
+from polars_rankmetrics._validate import NoRelevant, check_bool, check_k, check_number, choice
+from polars_rankmetrics.engine import Ranked, statistic
+from polars_rankmetrics.engine.ranked import DOC, INTENT_WEIGHTS, SUBTOPICS
+from polars_rankmetrics.engine.ties import tie_mean
+from polars_rankmetrics.metrics.diversity_ideal import Discount, Ideal, ideal_expr
+
+Gain: TypeAlias = Literal["log", "reciprocal", "geometric"]
+
+
+def check_alpha(value: object, name: str) -> float:
+    """Return a redundancy penalty alpha: a number in [0, 1]."""
+    return check_number(value, name, low=0.0, high=1.0)
+
+
+def check_beta(value: object, name: str) -> float:
+    """Return a patience beta: a number in (0, 1)."""
+    return check_number(value, name, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """One element per (position, subtopic) pair of a ranked list, in rank order."""
+
+    ranked: Ranked
+
+    @property
+    def _lists(self) -> pl.Expr:
+        return self.ranked.field(SUBTOPICS)
+
+    @property
+    def subtopic(self) -> pl.Expr:
+        """The subtopic of each pair."""
+        return self._lists.explode(keep_nulls=False)
+
+    def _per_pair(self, values: pl.Expr) -> pl.Expr:
+        """A per-position value, repeated for each of the position's pairs."""
+        return values.repeat_by(self._lists.list.len().fill_null(0)).explode(keep_nulls=False)
+
+    @property
+    def rank(self) -> pl.Expr:
+        """The 1-based rank of each pair's position (Float64)."""
+        return self._per_pair(pl.int_range(1, pl.len() + 1)).cast(pl.Float64)
+
+    @property
+    def retrieved(self) -> pl.Expr:
+        """Whether each pair's row was retrieved."""
+        return self._per_pair(self.ranked.retrieved)
+
+    @property
+    def n_subtopics(self) -> pl.Expr:
+        """S: the distinct subtopics of the query (Float64)."""
+        return self.subtopic.n_unique().cast(pl.Float64)
+
+    @property
+    def earlier(self) -> pl.Expr:
+        """c: the pairs of the same subtopic at earlier positions (Float64)."""
+        subtopic = self.subtopic
+        return (subtopic.rank("ordinal") - subtopic.rank("min")).cast(pl.Float64)
+
+    @property
+    def covering(self) -> pl.Expr:
+        """R_j: the rows, retrieved or not, that cover each pair's subtopic (Float64)."""
+        subtopic = self.subtopic
+        return (subtopic.rank("max") - subtopic.rank("min") + 1).cast(pl.Float64)
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the ranking carries intent probabilities."""
+        return INTENT_WEIGHTS in self.ranked.fields
+
+    @property
+    def weight(self) -> pl.Expr:
+        """w_j of each pair: 1/S, or its intent probability over the query's total."""
+        if not self.weighted:
+            return 1.0 / self.n_subtopics
+        raw = self.ranked.field(INTENT_WEIGHTS).explode(keep_nulls=False).cast(pl.Float64)
+        return raw / raw.filter(self.subtopic.is_first_distinct()).sum()
+
+    @property
+    def position_weight(self) -> pl.Expr:
+        """The total weight of each position's subtopics (P-IA's per-position gain)."""
+        lists = self._lists
+        if not self.weighted:
+            return lists.list.len().fill_null(0).cast(pl.Float64) / self.n_subtopics
+        raw = self.ranked.field(INTENT_WEIGHTS).explode(keep_nulls=False).cast(pl.Float64)
+        total = raw.filter(self.subtopic.is_first_distinct()).sum()
+        return self.ranked.field(INTENT_WEIGHTS).list.sum().fill_null(0.0) / total
+
+    def novelty(self, alpha: float) -> pl.Expr:
+        """The novelty gain of each pair, ``w_j (1 - alpha)**c``."""
+        return self.weight * pl.lit(1.0 - alpha).pow(self.earlier)
+
+    def discounted(self, alpha: float, gain: Gain, k: int | None, beta: float = 0.5) -> pl.Expr:
+        """The sum over retrieved pairs within rank ``k`` of novelty times the discount."""
+        rank = self.rank
+        if gain == "log":
+            discount = 1.0 / (rank + 1.0).log(2)
+        elif gain == "reciprocal":
+            discount = 1.0 / rank
+        else:
+            discount = pl.lit(beta).pow(rank - 1.0)
+        inside = self.retrieved if k is None else self.retrieved & (rank <= k)
+        return (self.novelty(alpha) * discount).filter(inside).sum()
+
+    def defined(self, value: pl.Expr, no_relevant: NoRelevant) -> pl.Expr:
+        """``value`` where the query has a subtopic, else null or 0."""
+        fallback = None if no_relevant == "null" else 0.0
+        return pl.when(self.n_subtopics > 0.0).then(value).otherwise(fallback)
+
+    def ideal(
+        self, alpha: float, discount: Discount, depth: int | None, **options: object
+    ) -> pl.Expr:
+        """The ideal ranking's discounted gain (see :mod:`.diversity_ideal`)."""
+        fields = [self._lists.alias("subtopics")]
+        if self.weighted:
+            fields.append(self.ranked.field(INTENT_WEIGHTS).alias("weights"))
+        if DOC in self.ranked.fields:
+            fields.append(self.ranked.field(DOC).alias("doc"))
+        return ideal_expr(pl.struct(fields), alpha=alpha, discount=discount, depth=depth, **options)
+
+
+def _ideal_ideal(alpha: float, gain: Gain, k: int) -> float:
+    """A ranking whose every document covers every subtopic: gain ``(1-alpha)**(r-1)``."""
+    if gain == "log":
+        return math.fsum((1.0 - alpha) ** (r - 1) / math.log2(r + 1.0) for r in range(1, k + 1))
+    return math.fsum((1.0 - alpha) ** (r - 1) / r for r in range(1, k + 1))
+
+
+def _normalised(pairs: Pairs, alpha: float, gain: Gain, k: int, ndeval_k1: bool) -> pl.Expr:
+    """The collection-independent normalisation of ndeval (alpha-DCG, ERR-IA)."""
+    value = pairs.discounted(alpha, gain, k)
+    if ndeval_k1 and k == 1:
+        # ndeval's division loop starts at rank 2: at k = 1 the sum stays S times larger.
+        return value * pairs.n_subtopics
+    return value / _ideal_ideal(alpha, gain, k)
+
+
+_DIVERSITY: dict[str, Any] = {"k": check_k, "alpha": check_alpha}
+
+
+@statistic(**_DIVERSITY, ndeval_k1=check_bool)
+def alpha_dcg_statistic(
+    ranked: Ranked, no_relevant: NoRelevant, *, k: int, alpha: float = 0.5, ndeval_k1: bool = False
+) -> pl.Expr:
+    """alpha-DCG@k over the DCG@k of a ranking whose documents cover every subtopic."""
+    pairs = Pairs(ranked)
+    return pairs.defined(_normalised(pairs, alpha, "log", k, ndeval_k1), no_relevant)
+
+
+@statistic(**_DIVERSITY, ndeval_k1=check_bool)
+def err_ia_statistic(
+    ranked: Ranked, no_relevant: NoRelevant, *, k: int, alpha: float = 0.5, ndeval_k1: bool = False
+) -> pl.Expr:
+    """ERR-IA@k over the ERR-IA@k of a ranking whose documents cover every subtopic."""
+    pairs = Pairs(ranked)
+    return pairs.defined(_normalised(pairs, alpha, "reciprocal", k, ndeval_k1), no_relevant)
+
+
+def _over_ideal(pairs: Pairs, value: pl.Expr, ideal: pl.Expr, no_relevant: NoRelevant) -> pl.Expr:
+    fallback = None if no_relevant == "null" else 0.0
+    return pl.when(ideal > 0.0).then(value / ideal).otherwise(fallback)
+
+
+@statistic(**_DIVERSITY, ideal=choice(Ideal))
+def alpha_ndcg_statistic(
+    ranked: Ranked, no_relevant: NoRelevant, *, k: int, alpha: float = 0.5, ideal: Ideal = "greedy"
+) -> pl.Expr:
+    """alpha-nDCG@k: alpha-DCG@k over that of the ideal ranking."""
+    pairs = Pairs(ranked)
+    best = pairs.ideal(alpha, "log", k, ideal=ideal)
+    return _over_ideal(pairs, pairs.discounted(alpha, "log", k), best, no_relevant)
+
+
+@statistic(**_DIVERSITY, ideal=choice(Ideal))
+def nerr_ia_statistic(
+    ranked: Ranked, no_relevant: NoRelevant, *, k: int, alpha: float = 0.5, ideal: Ideal = "greedy"
+) -> pl.Expr:
+    """nERR-IA@k: ERR-IA@k over that of the ideal ranking."""
+    pairs = Pairs(ranked)
+    best = pairs.ideal(alpha, "reciprocal", k, ideal=ideal)
+    return _over_ideal(pairs, pairs.discounted(alpha, "reciprocal", k), best, no_relevant)
+
+
+def _nrbp(pairs: Pairs, alpha: float, beta: float) -> pl.Expr:
+    return (1.0 - (1.0 - alpha) * beta) * pairs.discounted(alpha, "geometric", None, beta)
+
+
+@statistic(alpha=check_alpha, beta=check_beta)
+def nrbp_statistic(
+    ranked: Ranked, no_relevant: NoRelevant, *, alpha: float = 0.5, beta: float = 0.5
+) -> pl.Expr:
+    """NRBP: ``(1 - (1 - alpha) beta) · sum_r beta**(r-1) gain_r`` over the whole ranking."""
+    pairs = Pairs(ranked)
+    return pairs.defined(_nrbp(pairs, alpha, beta), no_relevant)
+
+
+@statistic(alpha=check_alpha, beta=check_beta, ideal=choice(Ideal))
+def nnrbp_statistic(
+    ranked: Ranked,
+    no_relevant: NoRelevant,
+    *,
+    alpha: float = 0.5,
+    beta: float = 0.5,
+    ideal: Ideal = "greedy",
+) -> pl.Expr:
+    """nNRBP: NRBP over the NRBP of the ideal ranking (every relevant document)."""
+    pairs = Pairs(ranked)
+    best = (1.0 - (1.0 - alpha) * beta) * pairs.ideal(
+        alpha, "geometric", None, beta=beta, ideal=ideal
+    )
+    return _over_ideal(pairs, _nrbp(pairs, alpha, beta), best, no_relevant)
+
+
+@statistic(exact_average=True, k=check_k)
+def precision_ia_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int) -> pl.Expr:
+    """P-IA@k: ``sum_j w_j · (documents in the top k relevant to j) / k``."""
+    pairs = Pairs(ranked)
+    gain = pl.when(ranked.retrieved).then(pairs.position_weight).otherwise(0.0)
+    return pairs.defined(tie_mean(ranked, gain).head(k).sum() / k, no_relevant)
+
+
+@statistic(k=check_k)
+def subtopic_recall_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int) -> pl.Expr:
+    """S-recall@k: the subtopics covered by the top k over S (unweighted)."""
+    pairs = Pairs(ranked)
+    inside = pairs.retrieved & (pairs.rank <= k)
+    covered = pairs.subtopic.filter(inside).n_unique().cast(pl.Float64)
+    return pairs.defined(covered / pairs.n_subtopics, no_relevant)
+
+
+@statistic()
+def ap_ia_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
+    """AP-IA: ``sum_j w_j AP_j``, AP_j over the documents relevant to subtopic j."""
+    pairs = Pairs(ranked)
+    terms = pairs.weight * (pairs.earlier + 1.0) / pairs.rank / pairs.covering
+    return pairs.defined(terms.filter(pairs.retrieved).sum(), no_relevant)
