@@ -117,13 +117,13 @@ def err_at_k(
     ...     top_grade_3=rm.err_at_k("grade", 10, by="score", max_grade=3),
     ... )
     shape: (1, 2)
-    ┌──────────┬───────────┐
-    │ gdeval   ┆ scale_0_4 │
-    │ ---      ┆ ---       │
-    │ f64      ┆ f64       │
-    ╞══════════╪═══════════╡
-    │ 0.371094 ┆ 0.885417  │
-    └──────────┴───────────┘
+    ┌──────────┬─────────────┐
+    │ gdeval   ┆ top_grade_3 │
+    │ ---      ┆ ---         │
+    │ f64      ┆ f64         │
+    ╞══════════╪═════════════╡
+    │ 0.355469 ┆ 0.380208    │
+    └──────────┴─────────────┘
     """
     ranking = Ranking.build(relevance, by, descending, threshold=0, ties=ties)
     return evaluate_one(ranking, err_statistic.bind("err_at_k", k=k, max_grade=max_grade))
@@ -175,7 +175,7 @@ def nerr_at_k(
     │ ---      │
     │ f64      │
     ╞══════════╡
-    │ 0.352925 │
+    │ 0.376389 │
     └──────────┘
     """
     ranking = Ranking.build(relevance, by, descending, threshold=0, ties=ties)

@@ -114,7 +114,7 @@ def compatibility(
     │ ---       │
     │ f64       │
     ╞═══════════╡
-    │ 0.660811  │
+    │ 0.608099  │
     └───────────┘
     """
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)

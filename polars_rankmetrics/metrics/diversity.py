@@ -155,7 +155,7 @@ def alpha_ndcg_at_k(
     │ ---       │
     │ f64       │
     ╞═══════════╡
-    │ 0.6       │
+    │ 0.630166  │
     └───────────┘
     """
     bound = stats.alpha_ndcg_statistic.bind(
@@ -211,7 +211,7 @@ def alpha_dcg_at_k(
     │ ---       │
     │ f64       │
     ╞═══════════╡
-    │ 0.741056  │
+    │ 0.880094  │
     └───────────┘
     """
     bound = stats.alpha_dcg_statistic.bind("alpha_dcg_at_k", no_relevant, k=k, alpha=alpha)
@@ -318,7 +318,7 @@ def nerr_ia_at_k(
     │ ---       │
     │ f64       │
     ╞═══════════╡
-    │ 0.6       │
+    │ 0.777778  │
     └───────────┘
     """
     bound = stats.nerr_ia_statistic.bind("nerr_ia_at_k", no_relevant, k=k, alpha=alpha, ideal=ideal)
@@ -368,7 +368,7 @@ def nrbp(
     │ ---       │
     │ f64       │
     ╞═══════════╡
-    │ 0.328125  │
+    │ 0.65625   │
     └───────────┘
     """
     bound = stats.nrbp_statistic.bind("nrbp", no_relevant, alpha=alpha, beta=beta)
@@ -420,7 +420,7 @@ def nnrbp(
     │ ---       │
     │ f64       │
     ╞═══════════╡
-    │ 0.6       │
+    │ 0.777778  │
     └───────────┘
     """
     bound = stats.nnrbp_statistic.bind("nnrbp", no_relevant, alpha=alpha, beta=beta, ideal=ideal)

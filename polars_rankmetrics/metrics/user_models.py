@@ -329,6 +329,14 @@ def inst(
     ...     read=rm.inst("grade", target=2.0, max_rel=2, by="score", output="ED"),
     ...     residual=rm.inst("grade", target=2.0, max_rel=2, by="score", residual=True),
     ... )
+    shape: (1, 3)
+    ┌──────────┬──────────┬──────────┐
+    │ eu       ┆ read     ┆ residual │
+    │ ---      ┆ ---      ┆ ---      │
+    │ f64      ┆ f64      ┆ f64      │
+    ╞══════════╪══════════╪══════════╡
+    │ 0.350312 ┆ 3.368431 ┆ 0.369658 │
+    └──────────┴──────────┴──────────┘
     """
     return _evaluate(
         "inst", relevance, by, descending, ties, target=target, max_rel=max_rel,
@@ -376,6 +384,14 @@ def insq(
     ...     rm.insq("grade", by="score", ties=mode).alias(mode)
     ...     for mode in ["optimistic", "average", "pessimistic"]
     ... )
+    shape: (1, 3)
+    ┌────────────┬──────────┬─────────────┐
+    │ optimistic ┆ average  ┆ pessimistic │
+    │ ---        ┆ ---      ┆ ---         │
+    │ f64        ┆ f64      ┆ f64         │
+    ╞════════════╪══════════╪═════════════╡
+    │ 0.17255    ┆ 0.134805 ┆ 0.097059    │
+    └────────────┴──────────┴─────────────┘
     """
     return _evaluate(
         "insq", relevance, by, descending, ties, target=target, max_rel=max_rel,
@@ -423,6 +439,14 @@ def bpm(
     --------
     >>> df = pl.DataFrame({"score": [5, 4, 3, 2, 1], "grade": [0, 1, 0, 1, 1]})
     >>> df.select(rm.bpm("grade", target=2.0, budget=10, by="score"))
+    shape: (1, 1)
+    ┌───────┐
+    │ grade │
+    │ ---   │
+    │ f64   │
+    ╞═══════╡
+    │ 0.5   │
+    └───────┘
     """
     return _evaluate(
         "bpm", relevance, by, descending, ties, target=target, budget=budget,
@@ -468,6 +492,14 @@ def u_measure(
     --------
     >>> df = pl.DataFrame({"score": [3, 2, 1], "grade": [1, 0, 1]})
     >>> df.select(rm.u_measure("grade", length=4, by="score"))
+    shape: (1, 1)
+    ┌───────┐
+    │ grade │
+    │ ---   │
+    │ f64   │
+    ╞═══════╡
+    │ 0.6   │
+    └───────┘
     """
     return _evaluate(
         "u_measure", relevance, by, descending, ties, length=length, max_rel=max_rel,
@@ -513,6 +545,14 @@ def tbg(
     --------
     >>> df = pl.DataFrame({"score": [3, 2, 1], "grade": [1, 0, 1]})
     >>> df.select(rm.tbg("grade", half_life=2, by="score"))
+    shape: (1, 1)
+    ┌─────────┐
+    │ grade   │
+    │ ---     │
+    │ f64     │
+    ╞═════════╡
+    │ 0.43934 │
+    └─────────┘
     """
     return _evaluate(
         "tbg", relevance, by, descending, ties, half_life=half_life, max_rel=max_rel,
