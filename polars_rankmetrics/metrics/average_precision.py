@@ -63,8 +63,11 @@ def average_precision(
     ``AP = sum(P@i · rel(i) for every retrieved rank i) / R``, where R counts
     every relevant row of the group, including rows with a null score (judged,
     not retrieved), which therefore contribute a precision of 0. This is the
-    non-interpolated AP of trec_eval (``map``) and equals the area under the
-    step PR curve, ``sum(P@i · Δrecall(i))``. Its mean over queries is MAP.
+    non-interpolated AP of trec_eval (``map``). With distinct scores it equals
+    the area under the step PR curve, ``sum(P@i · Δrecall(i))``; under ties
+    that area (scikit-learn's ``average_precision_score``, one threshold per
+    distinct score) is :func:`threshold_average_precision`, which no ``ties``
+    mode reproduces. Its mean over queries is MAP.
 
     Parameters
     ----------
