@@ -70,6 +70,7 @@ from polars_rankmetrics.trec import (
     read_trec_run,
     scan_trec_qrels,
     scan_trec_run,
+    subtopic_lists,
 )
 
 if TYPE_CHECKING:
@@ -148,6 +149,7 @@ __all__ = [
     "scan_trec_qrels",
     "scan_trec_run",
     "spark",
+    "subtopic_lists",
     "subtopic_recall_at_k",
     "tbg",
     "threshold_average_precision",

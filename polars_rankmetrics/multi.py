@@ -6,8 +6,9 @@ from collections.abc import Callable, Hashable, Sequence
 
 import polars as pl
 
-from polars_rankmetrics._validate import IntoExpr, NoRelevant, Ties, check_choice
+from polars_rankmetrics._validate import IntoExpr, NoRelevant, Ties, as_expr, check_choice
 from polars_rankmetrics.engine import Ranking, evaluate
+from polars_rankmetrics.engine.ranked import DOC, INTENT_WEIGHTS, SUBTOPICS
 from polars_rankmetrics.measures import Column, parse_measures
 
 
@@ -50,6 +51,9 @@ def metrics(
     threshold: float = 0,
     no_relevant: NoRelevant = "null",
     ties: Ties = "stable",
+    subtopics: IntoExpr | None = None,
+    intent_weights: IntoExpr | None = None,
+    docs: IntoExpr | None = None,
 ) -> pl.Expr:
     """
     Several measures from a single sort per group, as a struct with one field each.
@@ -81,6 +85,12 @@ def metrics(
         their direction, the relevance threshold and the tie policy.
     no_relevant : {'null', 'zero'}
         The value of undefined measures for a query with no relevant row.
+    subtopics, intent_weights, docs
+        For the diversity measures (``alpha_nDCG@20``, ``ERR-IA@20``, ...): a
+        list column of the subtopics each row is relevant to, optionally their
+        intent probabilities, and document ids for ndeval's tie-breaks; see
+        :func:`~polars_rankmetrics.alpha_ndcg_at_k`. They are sorted along with
+        the labels, so the diversity measures share the one sort.
 
     Examples
     --------
@@ -112,7 +122,14 @@ def metrics(
         raise ValueError(msg)
     check_choice(no_relevant, "no_relevant", NoRelevant)
     columns = [column for name in measures for column in parse_measures(name)]
-    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
+    carried = {
+        SUBTOPICS: None if subtopics is None else as_expr(subtopics, "subtopics"),
+        INTENT_WEIGHTS: None
+        if intent_weights is None
+        else as_expr(intent_weights, "intent_weights"),
+        DOC: None if docs is None else as_expr(docs, "docs"),
+    }
+    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties, carried=carried)
     return columns_struct(
         columns,
         no_relevant,

@@ -27,6 +27,10 @@ trec_eval               ir_measures / ranx        meaning
 ``unj_10``                                        unjudged rows in the top 10 over 10
                         ``Judged@10``             judged rows over min(10, retrieved)
                         ``hits@10`` (ranx)        relevant rows in the top 10
+                        ``ERR@10``                expected reciprocal rank (gdeval)
+                        ``alpha_nDCG@20``         alpha-nDCG (ndeval: ``alpha-nDCG@20``)
+                        ``INST(T=3.0)``           C/W/L INST (cwl_eval: ``INST-T=3.0``)
+                        ``Compat(p=0.95)``        compatibility
 ======================  ========================  ===============================
 
 ir_measures' ``rel=`` sets a column's own relevance level (``P(rel=2)@10``), as
@@ -36,7 +40,9 @@ grammars. Where two tools give one name different meanings (``recall``,
 trec_eval names take trec_eval's parameter syntax: ``P.5,10`` gives the columns
 ``P_5`` and ``P_10``, ``ndcg.1=3,2=9`` custom gains, ``utility.2,-1,0,0`` its
 coefficients; the nicknames ``official``, ``all_trec`` and ``set`` expand to
-trec_eval's sets. :func:`list_measures` lists every measure and its spellings.
+trec_eval's sets. The names of ndeval, cwl_eval, scikit-learn, torchmetrics and
+NTCIREVAL are in :mod:`.peer_names`. :func:`list_measures` lists every measure
+and its spellings.
 
 Note that ``AP@10`` means what it means in ir_measures (trec_eval's
 ``map_cut_10``, denominator R), while :func:`polars_rankmetrics.ap_at_k`
@@ -56,6 +62,7 @@ from polars_rankmetrics.measures.ir_names import (
     parse_ir_measures_name,
     parse_ranx_name,
 )
+from polars_rankmetrics.measures.peer_names import parse_peer_name, peer_names, peer_spelling
 from polars_rankmetrics.measures.registry import MEASURES, Column, Measure
 from polars_rankmetrics.measures.trec_names import FAMILIES, NICKNAMES, parse_trec_name
 
@@ -64,7 +71,7 @@ __all__ = ["Column", "Measure", "list_measures", "parse_measure", "parse_measure
 
 def _known_names() -> list[str]:
     names = [family.name for family in FAMILIES] + list(NICKNAMES)
-    return names + list(IR_MEASURES) + list(RANX)
+    return names + list(IR_MEASURES) + list(RANX) + peer_names()
 
 
 def _unknown(name: str) -> ValueError:
@@ -102,7 +109,7 @@ def parse_measures(name: str) -> list[Column]:
     trec = parse_trec_name(name)
     if trec is not None:
         return trec
-    column = parse_ir_measures_name(name) or parse_ranx_name(name)
+    column = parse_ir_measures_name(name) or parse_ranx_name(name) or parse_peer_name(name)
     if column is None:
         raise _unknown(name)
     return [column]
@@ -155,13 +162,21 @@ def list_measures() -> pl.DataFrame:
     --------
     >>> table = rm.list_measures()
     >>> table.filter(table["measure"] == "NumRet").row(0)
-    ('NumRet', 'the number of retrieved rows', 'sum', 'num_ret', 'NumRet', '')
+    ('NumRet', 'the number of retrieved rows', 'sum', 'num_ret', 'NumRet', '', '')
     >>> table.filter(table["measure"] == "SetP").row(0)[3:]
-    ('set_P', 'SetP', 'precision')
+    ('set_P', 'SetP', 'precision', '')
+    >>> table.filter(table["measure"] == "AP_IA").row(0)[3:]
+    ('', 'AP_IA, MAP_IA', '', 'MAP-IA')
     """
     rows = [
-        (measure.key, measure.description, measure.summary, *_spellings(measure.key))
+        (
+            measure.key,
+            measure.description,
+            measure.summary,
+            *_spellings(measure.key),
+            peer_spelling(measure.key),
+        )
         for measure in MEASURES
     ]
-    schema = ["measure", "description", "summary", "trec_eval", "ir_measures", "ranx"]
+    schema = ["measure", "description", "summary", "trec_eval", "ir_measures", "ranx", "other"]
     return pl.DataFrame(rows, schema=schema, orient="row")

@@ -80,6 +80,16 @@ def _ranked(key: str, **options: Any) -> Spelling:
     return Spelling(key, rel=True, judged_only=True, **options)
 
 
+_ALPHA = {"alpha": "alpha"}
+_ALPHA_BETA = {"alpha": "alpha", "beta": "beta"}
+_CWL = {"T": "target", "max_rel": "max_rel", "min_rel": "min_rel"}
+
+
+def _diversity(key: str, **options: Any) -> Spelling:
+    """A measure ir_measures computes with pyndeval: tied scores by document id ascending."""
+    return Spelling(key, order="doc_ascending", **options)
+
+
 IR_MEASURES: dict[str, Spelling] = {
     "AP": _ranked("AP", cutoff="k"),
     "P": _ranked("P", cutoff="k", cutoff_required=True),
@@ -125,6 +135,26 @@ IR_MEASURES: dict[str, Spelling] = {
         rel_required=True,
         order="input",
     ),
+    # gdeval.pl's ERR (ir_measures has no provider for ERR without a cutoff).
+    "ERR": Spelling("ERR", cutoff="k", cutoff_required=True),
+    # ndeval's diversity measures, through pyndeval (ties by document id ascending);
+    # the subtopic qrels are binarised at evaluate()'s relevance_level.
+    "alpha_DCG": _diversity("alpha_DCG", cutoff="k", cutoff_required=True, params=_ALPHA),
+    "alpha_nDCG": _diversity("alpha_nDCG", cutoff="k", cutoff_required=True, params=_ALPHA),
+    "ERR_IA": _diversity("ERR_IA", cutoff="k", cutoff_required=True, params=_ALPHA),
+    "nERR_IA": _diversity("nERR_IA", cutoff="k", cutoff_required=True, params=_ALPHA),
+    "NRBP": _diversity("NRBP", params=_ALPHA_BETA),
+    "nNRBP": _diversity("nNRBP", params=_ALPHA_BETA),
+    "P_IA": _diversity("P_IA", cutoff="k", cutoff_required=True),
+    "StRecall": _diversity("StRecall", cutoff="k", cutoff_required=True),
+    "AP_IA": _diversity("AP_IA"),
+    # cwl_eval's user models (labels scaled by min_rel and max_rel; ties in input order).
+    "INST": Spelling("INST", params=_CWL, order="input"),
+    "INSQ": Spelling("INSQ", params=_CWL, order="input"),
+    "BPM": Spelling("BPM", cutoff="budget", cutoff_required=True, params=_CWL, order="input"),
+    "Compat": Spelling(
+        "Compat", params={"p": "p", "normalize": "normalize"}, order="doc_ascending"
+    ),
 }
 """ir_measures' names."""
 
@@ -136,6 +166,7 @@ IR_ALIASES = {
     "MRR": "RR",
     "RPrec": "Rprec",
     "BPref": "Bpref",
+    "MAP_IA": "AP_IA",
 }
 """ir_measures' aliases: the same measure under another name."""
 
@@ -259,12 +290,16 @@ def _column(name: str, spelling: Spelling, parsed: _Parsed) -> Column:
     )
 
 
-def parse_ir_measures_name(name: str) -> Column | None:
-    """The column of an ir_measures name (``P(rel=2)@10``), or None if it is not one."""
+def parse_ir_measures_name(name: str, table: Mapping[str, Spelling] = IR_MEASURES) -> Column | None:
+    """The column of an ir_measures name (``P(rel=2)@10``), or None if it is not one.
+
+    ``table`` holds the spellings; other tools whose names follow the same
+    grammar (ndeval's ``alpha-nDCG@20``) pass their own.
+    """
     match = _GRAMMAR.fullmatch(name)
-    if match is None or match["name"] not in IR_MEASURES:
+    if match is None or match["name"] not in table:
         return None
-    spelling = IR_MEASURES[match["name"]]
+    spelling = table[match["name"]]
     parsed = _Parsed(spelling.key)
     if match["params"] is not None:
         for key, value in _parameters(name, match["params"]).items():

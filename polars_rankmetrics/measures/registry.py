@@ -22,8 +22,19 @@ import polars as pl
 
 from polars_rankmetrics._validate import DocOrder, NoRelevant
 from polars_rankmetrics.engine import Bound, Statistic, Threshold
-from polars_rankmetrics.metrics import curves, dcg, incomplete, rbp, sets
+from polars_rankmetrics.metrics import (
+    cascade,
+    classifier,
+    compat,
+    curves,
+    dcg,
+    incomplete,
+    rbp,
+    sets,
+)
+from polars_rankmetrics.metrics import diversity_statistics as diversity
 from polars_rankmetrics.metrics import precision_recall as pr
+from polars_rankmetrics.metrics import user_models as cwl
 from polars_rankmetrics.metrics.average_precision import ap_statistic
 from polars_rankmetrics.metrics.reciprocal_rank import reciprocal_rank_statistic
 
@@ -246,6 +257,50 @@ MEASURES: tuple[Measure, ...] = (
         fixed={"beta": 1.0},
     ),
     _measure("dcg_cut", dcg.dcg_statistic, "DCG at k (linear or exponential gains)"),
+    # Cascade (gdeval.pl, NTCIREVAL).
+    _measure("ERR", cascade.err_statistic, "expected reciprocal rank at k (grades up to 4)"),
+    _measure("nERR", cascade.nerr_statistic, "ERR at k over the ideal ranking's"),
+    # Intent-aware diversity (ndeval); alpha-DCG@1 and ERR-IA@1 as ndeval prints them.
+    _measure(
+        "alpha_DCG",
+        diversity.alpha_dcg_statistic,
+        "novelty-discounted DCG at k over that of all-covering documents",
+        fixed={"ndeval_k1": True},
+    ),
+    _measure("alpha_nDCG", diversity.alpha_ndcg_statistic, "alpha-DCG at k over the ideal's"),
+    _measure(
+        "ERR_IA",
+        diversity.err_ia_statistic,
+        "intent-aware ERR at k over that of all-covering documents",
+        fixed={"ndeval_k1": True},
+    ),
+    _measure("nERR_IA", diversity.nerr_ia_statistic, "intent-aware ERR at k over the ideal's"),
+    _measure("NRBP", diversity.nrbp_statistic, "novelty- and rank-biased precision"),
+    _measure("nNRBP", diversity.nnrbp_statistic, "NRBP over the ideal ranking's"),
+    _measure("P_IA", diversity.precision_ia_statistic, "intent-aware precision at k"),
+    _measure("StRecall", diversity.subtopic_recall_statistic, "subtopics covered by the top k"),
+    _measure("AP_IA", diversity.ap_ia_statistic, "intent-aware average precision"),
+    # C/W/L user models (cwl_eval): the expected utility per document read.
+    _measure("INST", cwl.inst_statistic, "C/W/L INST: reads on until T gain"),
+    _measure("INSQ", cwl.insq_statistic, "C/W/L INSQ: INST with gain-free continuation"),
+    _measure("BPM", cwl.bpm_statistic, "C/W/L bejeweled player: T gain or K documents"),
+    _measure("U", cwl.u_statistic, "C/W/L U-measure: weight falls to 0 at L documents"),
+    _measure("TBG", cwl.tbg_statistic, "C/W/L time-biased gain: weight halves every H"),
+    _measure("Compat", compat.compat_statistic, "rank-biased overlap with the ideal ranking"),
+    # Classifier-style measures (scikit-learn, torchmetrics).
+    _measure("roc_auc", classifier.roc_auc_statistic, "ROC AUC of the retrieved rows' scores"),
+    _measure(
+        "average_precision",
+        classifier.threshold_ap_statistic,
+        "AP with one threshold per distinct score, over the relevant retrieved rows",
+        fixed={"denominator": "retrieved"},
+    ),
+    _measure("FallOut", classifier.fall_out_statistic, "non-relevant rows in the top k, share"),
+    _measure(
+        "RecallAtFixedPrecision",
+        classifier.recall_at_precision_statistic,
+        "the highest recall at a cutoff with the required precision",
+    ),
 )
 """Every measure, once."""
 

@@ -9,6 +9,7 @@ from polars_rankmetrics.trec.readers import (
     scan_trec_qrels,
     scan_trec_run,
 )
+from polars_rankmetrics.trec.subtopics import subtopic_lists
 
 __all__ = [
     "QRELS_SCHEMA",
@@ -20,4 +21,5 @@ __all__ = [
     "read_trec_run",
     "scan_trec_qrels",
     "scan_trec_run",
+    "subtopic_lists",
 ]

@@ -21,6 +21,7 @@ from polars_rankmetrics.engine import Ranking, Threshold
 from polars_rankmetrics.measures import Column, parse_measures
 from polars_rankmetrics.multi import columns_struct
 from polars_rankmetrics.trec.inputs import check_not_swapped, read_qrels, read_run
+from polars_rankmetrics.trec.subtopics import judged_subtopics, reads_subtopics, subtopic_fields
 
 Source: TypeAlias = str | Path | pl.LazyFrame | pl.DataFrame | Any
 """A run or qrels: a path (TREC file, ``.gz``, ``-``, parquet), a polars, pandas
@@ -106,12 +107,14 @@ def _check_options(relevance_level: object, max_per_query: object, tie_break: ob
     check_choice(tie_break, "tie_break", TieBreak)
 
 
-def _ranking(order: DocOrder, threshold: Threshold) -> Ranking:
+def _ranking(order: DocOrder, threshold: Threshold, carried: Mapping[str, pl.Expr]) -> Ranking:
     """Each query's ranking: score descending, ties broken in ``order``."""
     if order == "input":
-        return Ranking.build("relevance", ["score", _ROW], [True, False], threshold)
+        return Ranking.build(
+            "relevance", ["score", _ROW], [True, False], threshold, carried=carried
+        )
     return Ranking.build(
-        "relevance", ["score", "doc"], [True, order == "doc_descending"], threshold
+        "relevance", ["score", "doc"], [True, order == "doc_descending"], threshold, carried=carried
     )
 
 
@@ -129,18 +132,21 @@ def _per_group(
         order = tie_break if tie_break != "tool" else column.order or "doc_descending"
         return column.judged_only, order
 
+    carried = subtopic_fields(qrels)
+
     def ranking(key: Any) -> Ranking:
         judged_only, order = key
-        plain = _ranking(order, threshold)
+        plain = _ranking(order, threshold, carried)
         return plain.judged_only() if judged_only else plain
 
     statistics = columns_struct(columns, "zero", variant, ranking)
     row = [_ROW] if _ROW in run.columns else []
+    judged = ["query", "doc", "relevance", *(["subtopics"] if carried else [])]
     joined = (
         run.lazy()
         .select("query", "doc", "score", *row, pl.lit(True).alias(_IN_RUN))
         .join(
-            qrels.lazy().select("query", "doc", "relevance", pl.lit(True).alias(_IN_QRELS)),
+            qrels.lazy().select(*judged, pl.lit(True).alias(_IN_QRELS)),
             on=["query", "doc"],
             how="full",
             coalesce=True,
@@ -247,9 +253,15 @@ def evaluate(
         ``official`` and ``all_trec``), ir_measures style (``AP``, ``AP@10``,
         ``P@10``, ``P(rel=2)@10``, ``nDCG(dcg='exp-log2')@10``, ``RR``,
         ``Judged@10``, ``RBP(rel=1)``) or ranx style (``ndcg@10``, ``map@100``,
-        ``mrr``, ``recall@100``, ``ndcg@10-l2``, ``rbp.95``). A name means
-        what it means in its tool: ``AP@10`` is trec_eval's ``map_cut_10``,
-        with denominator R; see ``rm.list_measures()``.
+        ``mrr``, ``recall@100``, ``ndcg@10-l2``, ``rbp.95``), or another
+        tool's (ndeval's ``alpha-nDCG@20``, cwl_eval's ``INST-T=1.0``,
+        scikit-learn's ``roc_auc``). A name means what it means in its tool:
+        ``AP@10`` is trec_eval's ``map_cut_10``, with denominator R; see
+        ``rm.list_measures()``. Diversity measures (``alpha_nDCG@20``,
+        ``ERR-IA@20``, ``strec@10``, ...) read the qrels as TREC diversity
+        qrels, ``topic subtopic docno relevance`` (the subtopic: a file's
+        second field, a table's ``subtopic`` or ``iteration`` column); every
+        other measure then reads a document's largest judgement.
     complete
         Average over every qrels query (trec_eval ``-c``).
     max_per_query
@@ -267,7 +279,10 @@ def evaluate(
         ir_measures' names computed by pytrec_eval or gdeval), ascending for
         ir_measures' ``RR@k`` and ``Judged@k``, in the run's order for
         ir_measures' ``RBP``; ranx leaves the order unspecified, so its names
-        take trec_eval's. Otherwise that order for every measure.
+        take trec_eval's. Ascending too for the diversity names of ir_measures
+        and ndeval (pyndeval's order) and ``Compat``; the run's order for the
+        C/W/L names (``INST``, ``INST-T=1.0``, ...). Otherwise that order for
+        every measure.
 
     Returns
     -------
@@ -319,9 +334,12 @@ def evaluate(
         raise ValueError(msg)
     parsed = tuple(column for name in names for column in parse_measures(name))
     _check_options(relevance_level, max_per_query, tie_break)
-    qrels_frame = read_qrels(qrels, qrels_columns)
+    diversity = reads_subtopics([column.bind("zero") for column in parsed])
+    qrels_frame = read_qrels(qrels, qrels_columns, subtopics=diversity)
     run_frame = read_run(run, run_columns)
     check_not_swapped(qrels_frame, run_frame)
+    if diversity:
+        qrels_frame = judged_subtopics(qrels_frame, int(relevance_level))
     run_frame = run_frame.with_columns(pl.col("score").cast(pl.Float64))
     if any((tie_break == "tool" and c.order == "input") for c in parsed) or tie_break == "input":
         run_frame = run_frame.with_row_index(_ROW)

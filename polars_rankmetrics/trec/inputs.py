@@ -43,8 +43,8 @@ from polars_rankmetrics.trec.readers import read_trec_qrels, read_trec_run
 
 Side = Literal["qrels", "run"]
 
-ROLES = ("query", "doc", "score", "relevance", "run_id")
-"""The columns a mapping may name."""
+ROLES = ("query", "doc", "score", "relevance", "run_id", "subtopic")
+"""The columns a mapping may name (``subtopic``: diversity qrels' second field)."""
 
 CANDIDATES: dict[str, tuple[str, ...]] = {
     "query": ("query", "query_id", "qid", "q_id", "topic"),
@@ -52,6 +52,7 @@ CANDIDATES: dict[str, tuple[str, ...]] = {
     "relevance": ("relevance", "label", "rel"),
     "score": ("score",),
     "run_id": ("run_id",),
+    "subtopic": ("subtopic", "subtopic_id", "iteration"),
 }
 """The column names recognised for each role, first match wins: this library's,
 ir_datasets' and ir_measures', PyTerrier's, ranx's ``to_dataframe()``."""
@@ -231,8 +232,10 @@ def _from_records(records: Iterable[Any], side: Side) -> pl.LazyFrame:
         )
         raise ValueError(msg)
     frame = pl.DataFrame(itertools.chain([first], iterator), schema=list(fields), orient="row")
+    # ir_measures' qrels keep a diversity qrels' subtopic in `iteration`.
+    subtopic = [name for name in ("subtopic_id", "iteration") if name in fields][:1]
     return frame.lazy().select(
-        pl.col("query_id").alias("query"), pl.col("doc_id").alias("doc"), _VALUE[side]
+        pl.col("query_id").alias("query"), pl.col("doc_id").alias("doc"), _VALUE[side], *subtopic
     )
 
 
@@ -304,10 +307,14 @@ def check_mapping(mapping: Mapping[str, str] | None, argument: str) -> dict[str,
 
 
 def _find_columns(
-    available: list[str], side: Side, mapping: Mapping[str, str], argument: str
+    available: list[str],
+    side: Side,
+    mapping: Mapping[str, str],
+    argument: str,
+    extra: tuple[str, ...] = (),
 ) -> dict[str, str]:
-    """The column of each role this side needs (and ``run_id`` if present)."""
-    roles = [*_NEEDED[side], *(["run_id"] if side == "run" else [])]
+    """The column of each role this side needs, and ``extra`` (and ``run_id`` if present)."""
+    roles = [*_NEEDED[side], *extra, *(["run_id"] if side == "run" else [])]
     found: dict[str, str] = {}
     for role in roles:
         if role in mapping:
@@ -342,14 +349,16 @@ def _find_columns(
     return found
 
 
-def _read(source: object, side: Side, columns: Mapping[str, str] | None) -> pl.DataFrame:
+def _read(
+    source: object, side: Side, columns: Mapping[str, str] | None, extra: tuple[str, ...] = ()
+) -> pl.DataFrame:
     argument = f"{side}_columns"
     mapping = check_mapping(columns, argument)
     lazy = _as_lazy(source, side)
     if _is_trec_file(source):
         mapping = {}  # a TREC file's layout is fixed: a mapping is for tables
     available = lazy.collect_schema().names()
-    found = _find_columns(available, side, mapping, argument)
+    found = _find_columns(available, side, mapping, argument, extra)
     frame = lazy.select(pl.col(column).alias(role) for role, column in found.items()).collect()
     if frame.height == 0:
         msg = f"the {side} is empty: it has no rows"
@@ -362,9 +371,15 @@ def _read(source: object, side: Side, columns: Mapping[str, str] | None) -> pl.D
     return frame.with_columns(pl.col("query", "doc").cast(pl.String))
 
 
-def read_qrels(source: object, columns: Mapping[str, str] | None = None) -> pl.DataFrame:
+def read_qrels(
+    source: object, columns: Mapping[str, str] | None = None, *, subtopics: bool = False
+) -> pl.DataFrame:
     """
     Read qrels from any supported source as ``query: str, doc: str, relevance``.
+
+    With ``subtopics``, diversity qrels: also the ``subtopic`` column (a TREC
+    file's second field, ``iteration``; a table's ``subtopic``, ``subtopic_id``
+    or ``iteration`` column).
 
     Parameters
     ----------
@@ -373,8 +388,10 @@ def read_qrels(source: object, columns: Mapping[str, str] | None = None) -> pl.D
         pandas or pyarrow table, a dict ``{query: {doc: label}}``, a ranx
         ``Qrels``, or ir_datasets qrels (its namedtuples, or the dataset).
     columns
-        Your column names for ``query``, ``doc``, ``relevance``, where they
-        are not among the usual ones.
+        Your column names for ``query``, ``doc``, ``relevance`` (and
+        ``subtopic``), where they are not among the usual ones.
+    subtopics
+        Whether to read the subtopic column too.
 
     Examples
     --------
@@ -390,7 +407,7 @@ def read_qrels(source: object, columns: Mapping[str, str] | None = None) -> pl.D
     │ q1    ┆ d2  ┆ 0         │
     └───────┴─────┴───────────┘
     """
-    return _read(source, "qrels", columns)
+    return _read(source, "qrels", columns, ("subtopic",) if subtopics else ())
 
 
 def read_run(source: object, columns: Mapping[str, str] | None = None) -> pl.DataFrame:
