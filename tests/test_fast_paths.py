@@ -11,6 +11,7 @@ are also checked against a slow per-query reference written with numpy.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,9 +23,10 @@ from polars.testing import assert_frame_equal
 import polars_rankmetrics as rm
 from polars_rankmetrics._validate import NoRelevant
 from polars_rankmetrics.engine import Ranked, Ranking, Threshold, evaluate, statistic
+from polars_rankmetrics.engine.ranked import FIELDS
 from polars_rankmetrics.engine.staged import StagedRanked, _per_list, probe
 from polars_rankmetrics.measures import parse_measure, parse_measures
-from tests.metric_table import MEASURES, METRICS, MetricCase
+from tests.metric_table import MEASURES, METRICS, NEEDS_SCORES, MetricCase, subtopic_lists_of
 from tests.rankings import random_rankings
 
 RankingArgs = dict[str, object]
@@ -77,21 +79,23 @@ ENGINE_CASES = [case for case in METRICS if case.kind != "rows" and case.id != "
 @pytest.mark.parametrize("options", RANKINGS, ids=RANKING_IDS)
 @pytest.mark.parametrize("case", ENGINE_CASES, ids=[case.id for case in ENGINE_CASES])
 def test_metric_equals_plain_path(seed: int, options: RankingArgs, case: MetricCase) -> None:
-    if options["by"] is None and case.id == "binned3":
-        pytest.skip("a curve needs scores")
+    scored = inspect.signature(case.function).parameters["by"].default is inspect.Parameter.empty
+    if options["by"] is None and (case.id == "binned3" or scored):
+        pytest.skip("a curve (or a measure on scores) needs scores")
     fast, plain = fast_and_plain(lambda: case.expr(**options))
     both_ways(random_rankings(seed), fast, plain)
 
 
-def _reads_raw(name: str) -> bool:
+def _reads_fields(name: str) -> bool:
     bound = [column.bind("null") for column in parse_measures(name)]
-    return probe(bound, Threshold()).reads_raw
+    return bool(probe(bound, Threshold(), frozenset(FIELDS)).read_fields)
 
 
 SPELLINGS = [name for name, _ in MEASURES.values()]
-# Measures that need the judged list send every measure of the call down the
-# plain judged path, so the fast paths are checked on the others alone.
-UNJUDGED = [name for name in SPELLINGS if not _reads_raw(name)]
+# Measures that read fields (raw labels, scores, subtopics) send every measure
+# of the call down the plain path, so the fast paths are checked on the others alone.
+UNJUDGED = [name for name in SPELLINGS if not _reads_fields(name)]
+SCORED = {name for key, (name, _) in MEASURES.items() if key in NEEDS_SCORES}
 # Extra spellings: several cutoffs, per-measure relevance levels, AP@k, RR@k.
 UNJUDGED += ["P.1,3,20", "P(rel=2)@5", "AP(rel=2)", "AP@3", "RR@2", "nDCG@2", "nDCG", "Success@1"]
 
@@ -100,7 +104,12 @@ UNJUDGED += ["P.1,3,20", "P(rel=2)@5", "AP(rel=2)", "AP@3", "RR@2", "nDCG@2", "n
 @pytest.mark.parametrize("options", RANKINGS, ids=RANKING_IDS)
 @pytest.mark.parametrize("names", [UNJUDGED, SPELLINGS], ids=["staged", "judged"])
 def test_metrics_equals_plain_struct(seed: int, options: RankingArgs, names: list[str]) -> None:
-    fast, plain = fast_and_plain(lambda: rm.metrics("relevance", names, **options))  # type: ignore[arg-type]
+    if options["by"] is None:
+        names = [name for name in names if name not in SCORED]
+    subtopics = subtopic_lists_of(pl.col("relevance"))
+    fast, plain = fast_and_plain(
+        lambda: rm.metrics("relevance", names, subtopics=subtopics, **options)  # type: ignore[arg-type]
+    )
     both_ways(random_rankings(seed), fast, plain)
 
 
