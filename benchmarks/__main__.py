@@ -15,6 +15,11 @@ Scaling in rows, then in queries at a fixed 10M rows::
 Memory of the parquet path, in partitions::
 
     python -m benchmarks --sizes 1000000x100 --contenders parquet --partitions 1 4 16
+
+One new measure against the grouped sort, in CPU seconds on one thread (a shared machine)::
+
+    POLARS_MAX_THREADS=1 python -m benchmarks --contenders grouped_sort err_20 alpha_ndcg_20 \\
+        --clock cpu --no-check
 """
 
 from __future__ import annotations
@@ -34,7 +39,11 @@ from benchmarks.check import check
 from benchmarks.contenders import COLUMNS, CONTENDERS, DESCRIPTIONS, MEASURES, ours_query
 from benchmarks.data import write_dataset
 
-DEFAULT_CONTENDERS = [name for name in CONTENDERS if name != "sklearn_e2e"]
+DEFAULT_CONTENDERS = [
+    name
+    for name in CONTENDERS
+    if name not in ("sklearn_e2e", "grouped_sort", "err_20", "alpha_ndcg_20")
+]
 SKLEARN_MAX_ROWS = 2_000_000
 PEERS = {"ranx": ("ranx", "ranx_e2e"), "pytrec_eval": ("pytrec_eval", "pytrec_eval_e2e")}
 
@@ -143,6 +152,12 @@ def main(argv: list[str] | None = None) -> int:
         default=Path("benchmarks/data"),
         help="where generated parquet is kept between runs",
     )
+    parser.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="wall",
+        help="time wall seconds (default) or the CPU seconds of each contender's process",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-check", action="store_true", help="skip the agreement check")
     parser.add_argument("--explain", action="store_true", help="print the query plan of metrics()")
@@ -151,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
 
     report = [
         f"command: python -m benchmarks {' '.join(sys.argv[1:] if argv is None else argv)}",
-        f"polars {pl.__version__}, measures {', '.join(MEASURES)}",
+        f"polars {pl.__version__}, measures {', '.join(MEASURES)}, {args.clock} seconds",
         "",
     ]
     print("\n".join(report), flush=True)
@@ -199,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
             for result, (name, label, options, _) in zip(results, planned, strict=True):
                 if "error" in result:
                     continue
-                run = run_contender(name, files, 1, options)
+                run = run_contender(name, files, 1, {**options, "clock": args.clock})
                 if "error" in run:
                     result["error"] = run["error"]
                     continue

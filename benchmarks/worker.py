@@ -9,7 +9,7 @@ import json
 import resource
 import sys
 
-from benchmarks.contenders import BASELINE_RSS_MIB, CONTENDERS, memory_mib
+from benchmarks.contenders import BASELINE_RSS_MIB, CLOCK, CONTENDERS, memory_mib
 
 
 def peak_rss_mib() -> float:
@@ -23,6 +23,7 @@ def peak_rss_mib() -> float:
 def main(argv: list[str]) -> int:
     name, glob, repeat, options = argv[0], argv[1], int(argv[2]), json.loads(argv[3])
     stage, timer = CONTENDERS[name]
+    CLOCK[0] = options.pop("clock", "wall")
     seconds = timer(glob, repeat, options)
     peak = peak_rss_mib()
     result = {

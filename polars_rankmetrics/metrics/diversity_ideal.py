@@ -33,36 +33,37 @@ Discount: TypeAlias = Literal["log", "reciprocal", "geometric"]
 EXACT_NODE_LIMIT = 1_000_000
 """How many partial rankings ``ideal='exact'`` may explore for one query before it gives up."""
 
-Document = tuple[tuple[Any, ...], Any]
-"""A judged document: its sorted subtopics, and its tie-break key (id, or subtopics)."""
+Pools = dict[tuple[Any, ...], list[Any]]
+"""The relevant documents of a query by their (sorted) subtopics: documents with the same
+subtopics are interchangeable, so each set keeps only its documents' tie-break keys
+(their ids, or the set itself), sorted."""
 
 
-def _documents(batch: pl.Series) -> tuple[list[Document], dict[Any, float]]:
+def _documents(batch: pl.Series) -> tuple[Pools, dict[Any, float]]:
     """The relevant documents of one query and the intent weight of each subtopic.
 
-    ``batch`` holds one struct per row: the subtopic list, and optionally the
-    intent weights (``weights``) and the document id (``doc``). Weights default
-    to 1 per subtopic (ndeval's unnormalised gain, whose ties are exact);
-    without ids, ties go to the larger subtopic tuple, which does not depend
-    on the run.
+    ``batch`` holds one struct per row that covers a subtopic: the subtopic
+    list, and optionally the intent weights (``weights``) and the document id
+    (``doc``). Weights default to 1 per subtopic (ndeval's unnormalised gain,
+    whose ties are exact); without ids, ties go to the larger subtopic tuple,
+    which does not depend on the run.
     """
-    names = set(batch.struct.fields)
-    subtopic_lists = batch.struct.field("subtopics").to_list()
-    weight_lists = batch.struct.field("weights").to_list() if "weights" in names else None
-    docs = batch.struct.field("doc").to_list() if "doc" in names else None
+    columns = batch.struct.unnest().to_dict(as_series=False)
+    weight_lists = columns.get("weights")
+    docs = columns.get("doc")
     weight: dict[Any, float] = {}
-    documents: list[Document] = []
-    for i, subtopics in enumerate(subtopic_lists):
-        if not subtopics:
-            continue
+    pools: Pools = {}
+    for i, subtopics in enumerate(columns["subtopics"]):
         if weight_lists is not None:
             for subtopic, value in zip(subtopics, weight_lists[i] or (), strict=False):
                 weight.setdefault(subtopic, float(value))
         covered = tuple(sorted(set(subtopics), key=str))
-        documents.append((covered, covered if docs is None else docs[i]))
+        pools.setdefault(covered, []).append(covered if docs is None else docs[i])
         for subtopic in covered:
             weight.setdefault(subtopic, 1.0)
-    return documents, weight
+    for keys in pools.values():
+        keys.sort()
+    return pools, weight
 
 
 def _discounts(discount: Discount, depth: int, beta: float) -> list[float]:
@@ -79,28 +80,30 @@ def _gain(
     return sum(weight[j] * keep ** counts[j] for j in covered)
 
 
-def greedy_gains(
-    documents: Sequence[Document], weight: dict[Any, float], alpha: float, depth: int
-) -> list[float]:
-    """The greedy ideal of ndeval: the gains of its first ``depth`` ranks (unnormalised weights)."""
+def greedy_gains(pools: Pools, weight: dict[Any, float], alpha: float, depth: int) -> list[float]:
+    """The greedy ideal of ndeval: the gains of its first ``depth`` ranks (unnormalised weights).
+
+    Each rank takes the document of largest gain, ties to the largest key
+    (ndeval: document id); within a set of equal subtopics that is its last key.
+    """
     keep = 1.0 - alpha
     counts = dict.fromkeys(weight, 0)
-    remaining = list(documents)
+    remaining = {covered: list(keys) for covered, keys in pools.items()}
     gains: list[float] = []
     while remaining and len(gains) < depth:
-        best = max(
-            range(len(remaining)),
-            key=lambda i: (_gain(remaining[i][0], counts, weight, keep), remaining[i][1]),
-        )
-        covered, _ = remaining.pop(best)
-        gains.append(_gain(covered, counts, weight, keep))
-        for j in covered:
+        scored = {covered: _gain(covered, counts, weight, keep) for covered in remaining}
+        best = max(remaining, key=lambda covered: (scored[covered], remaining[covered][-1]))
+        gains.append(scored[best])
+        remaining[best].pop()
+        if not remaining[best]:
+            del remaining[best]
+        for j in best:
             counts[j] += 1
     return gains
 
 
 def exact_value(
-    documents: Sequence[Document], weight: dict[Any, float], alpha: float, discounts: list[float]
+    pools: Pools, weight: dict[Any, float], alpha: float, discounts: list[float]
 ) -> float:
     """The largest ``sum_r discounts[r] · gain_r`` over every ranking, by branch and bound.
 
@@ -111,11 +114,9 @@ def exact_value(
     bound.
     """
     keep = 1.0 - alpha
-    pool: dict[tuple[Any, ...], int] = {}
-    for covered, _ in documents:
-        pool[covered] = pool.get(covered, 0) + 1
+    pool = {covered: len(keys) for covered, keys in pools.items()}
     counts = dict.fromkeys(weight, 0)
-    greedy = greedy_gains(documents, weight, alpha, len(discounts))
+    greedy = greedy_gains(pools, weight, alpha, len(discounts))
     best = sum(d * g for d, g in zip(discounts, greedy, strict=False))
     nodes = 0
 
@@ -166,16 +167,17 @@ def ideal_value(
     Gains are normalised by the intent weights' total (1/S each by default), as
     the measures' own. ``depth=None`` ranks every relevant document.
     """
-    documents, weight = _documents(batch)
+    pools, weight = _documents(batch)
     total = sum(weight.values())
-    if not documents or total == 0.0:
+    relevant = sum(len(keys) for keys in pools.values())
+    if not relevant or total == 0.0:
         return 0.0
-    length = len(documents) if depth is None else min(depth, len(documents))
+    length = relevant if depth is None else min(depth, relevant)
     discounts = _discounts(discount, length, beta)
     if ideal == "exact":
-        value = exact_value(documents, weight, alpha, discounts)
+        value = exact_value(pools, weight, alpha, discounts)
     else:
-        gains = greedy_gains(documents, weight, alpha, length)
+        gains = greedy_gains(pools, weight, alpha, length)
         value = sum(d * g for d, g in zip(discounts, gains, strict=False))
     return value / total
 

@@ -153,7 +153,9 @@ class Pairs:
             fields.append(self.ranked.field(INTENT_WEIGHTS).alias("weights"))
         if DOC in self.ranked.fields:
             fields.append(self.ranked.field(DOC).alias("doc"))
-        return ideal_expr(pl.struct(fields), alpha=alpha, discount=discount, depth=depth, **options)
+        # Only the rows that cover a subtopic can enter the ideal with a gain.
+        relevant = pl.struct(fields).filter(self._lists.list.len() > 0)
+        return ideal_expr(relevant, alpha=alpha, discount=discount, depth=depth, **options)
 
 
 def _ideal_ideal(alpha: float, gain: Gain, k: int) -> float:
@@ -194,8 +196,12 @@ def err_ia_statistic(
 
 
 def _over_ideal(pairs: Pairs, value: pl.Expr, ideal: pl.Expr, no_relevant: NoRelevant) -> pl.Expr:
-    fallback = None if no_relevant == "null" else 0.0
-    return pl.when(ideal > 0.0).then(value / ideal).otherwise(fallback)
+    """``value / ideal``, undefined without a subtopic (then both are 0).
+
+    The ideal must appear once in the expression: polars does not share
+    subexpressions inside ``list.agg``, so each mention would rank it again.
+    """
+    return pairs.defined(value / ideal, no_relevant)
 
 
 @statistic(**_DIVERSITY, ideal=choice(Ideal))
