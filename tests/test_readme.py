@@ -330,6 +330,66 @@ def averages_over_queries(block: Block, context: Context) -> None:
     assert curve.item().to_list() == pytest.approx(expected_curve)
 
 
+@runs("More measure families #1")
+def more_measure_families(block: Block, context: Context) -> None:
+    """Runs on ``df`` (graded labels), a run and TREC diversity qrels with distinct scores.
+
+    Each family against its slow reference (tests/reference_families.py) and the
+    diversity measures against ndeval itself (pyndeval).
+    """
+    import pyndeval
+
+    from tests import reference_families as fam
+    from tests.test_diversity import diversity_collection
+
+    df = scored_rows(7).rename({"relevance": "grade"})
+    qrels, run = diversity_collection(8, distinct=True)
+    (context.tmp_path / "diversity.qrels").write_text(
+        "".join(f"{q} {s} {d} {r}\n" for q, s, d, r in qrels.iter_rows())
+    )
+    (context.tmp_path / "run.txt").write_text(
+        "".join(f"{q} Q0 {d} 1 {s!r} run\n" for q, d, s in run.sort("query").iter_rows())
+    )
+    context.monkeypatch.chdir(context.tmp_path)
+    namespace, _ = execute(block, {"df": df, "run": run})
+
+    rows = {
+        query: list(group.select("score", "grade").iter_rows())
+        for (query,), group in df.group_by("query")
+    }
+    for query, err, nerr in namespace["cascade"].iter_rows():
+        assert err == pytest.approx(fam.err_at_k(rows[query], 20))
+        assert nerr == approx(fam.nerr_at_k(rows[query], 20))
+    for query, inst, read, residual in namespace["user_model"].iter_rows():
+        expected = fam.cwl(rows[query], "INST", T=3.0, max_rel=3)
+        assert [inst, read, residual] == approx([expected[k] for k in ("EU", "ED", "ResEU")])
+    for query, compat, auc in namespace["classifier"].iter_rows():
+        assert compat == approx(fam.compat(rows[query], ties="stable", ideal_order="run_rank"))
+        assert auc == approx(fam.roc_auc(rows[query]))
+    assert namespace["gauc"] == pytest.approx(fam.gauc(rows.values()))
+
+    names = ["alpha-nDCG@20", "ERR-IA@20", "strec@10"]
+    evaluator = pyndeval.RelevanceEvaluator(
+        [pyndeval.SubtopicQrel(*r) for r in qrels.rows()], names
+    )
+    theirs = evaluator.evaluate(list(run.sort("query").iter_rows()))
+    for query, alpha_ndcg, ndeval in namespace["diversity"].iter_rows():
+        # A query without a relevant subtopic: null here (no_relevant="null"), 0 in ndeval.
+        assert (alpha_ndcg or 0.0) == pytest.approx(theirs[query]["alpha-nDCG@20"])
+        ndeval = {name: value or 0.0 for name, value in ndeval.items()}
+        assert ndeval == approx({name: theirs[query][name] for name in names[1:]})
+    result = namespace["result"].per_query
+    ranked = namespace["ranked"]
+    for query, alpha_ndcg, err, inst, auc in result.iter_rows():
+        judged = ranked.filter(pl.col("query") == query).select("score", "relevance", "doc").rows()
+        assert alpha_ndcg == pytest.approx(theirs[query]["alpha-nDCG@20"])
+        assert err == pytest.approx(fam.err_at_k(judged, 20, ties="doc_desc"))
+        assert inst == pytest.approx(
+            fam.cwl(judged, "INST", ties="doc_desc", T=1.0, max_rel=1)["EU"]
+        )
+        assert auc == pytest.approx(fam.roc_auc(judged) or 0.0)
+
+
 @runs("TREC evaluation #1")
 def trec_evaluate(block: Block, context: Context) -> None:
     """Runs on trec_eval's own test run and qrels; compared with trec_eval's output.
