@@ -34,7 +34,7 @@ from polars_rankmetrics.metrics import (
 )
 from polars_rankmetrics.metrics import diversity_statistics as diversity
 from polars_rankmetrics.metrics import precision_recall as pr
-from polars_rankmetrics.metrics import user_models as cwl
+from polars_rankmetrics.metrics import user_model_statistics as cwl
 from polars_rankmetrics.metrics.average_precision import ap_statistic
 from polars_rankmetrics.metrics.reciprocal_rank import reciprocal_rank_statistic
 

@@ -38,48 +38,10 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from polars_rankmetrics._validate import IntoExpr, NoRelevant, Ties, as_expr
-from polars_rankmetrics.engine import Bound, Ranking, evaluate_one
-from polars_rankmetrics.engine.ranked import DOC, INTENT_WEIGHTS, SUBTOPICS
+from polars_rankmetrics._validate import IntoExpr, NoRelevant, Ties
 from polars_rankmetrics.metrics import diversity_statistics as stats
 from polars_rankmetrics.metrics.diversity_ideal import Ideal
-
-
-def subtopic_ranking(
-    subtopics: IntoExpr,
-    by: IntoExpr | Sequence[IntoExpr] | None,
-    descending: bool | Sequence[bool],
-    ties: Ties,
-    intent_weights: IntoExpr | None = None,
-    docs: IntoExpr | None = None,
-) -> Ranking:
-    """The ranking of a subtopic-list column: the label is the number of subtopics covered.
-
-    So a row is relevant when it covers a subtopic, and ``ties='optimistic'``
-    puts the rows that cover more subtopics first.
-    """
-    lists = as_expr(subtopics, "subtopics")
-    carried = {
-        SUBTOPICS: lists,
-        INTENT_WEIGHTS: None
-        if intent_weights is None
-        else as_expr(intent_weights, "intent_weights"),
-        DOC: None if docs is None else as_expr(docs, "docs"),
-    }
-    return Ranking.build(lists.list.len(), by, descending, 0, ties=ties, carried=carried)
-
-
-def _value(
-    bound: Bound,
-    subtopics: IntoExpr,
-    by: IntoExpr | Sequence[IntoExpr] | None,
-    descending: bool | Sequence[bool],
-    ties: Ties,
-    intent_weights: IntoExpr | None = None,
-    docs: IntoExpr | None = None,
-) -> pl.Expr:
-    ranking = subtopic_ranking(subtopics, by, descending, ties, intent_weights, docs)
-    return evaluate_one(ranking, bound)
+from polars_rankmetrics.metrics.diversity_statistics import evaluate_on_subtopics
 
 
 def alpha_ndcg_at_k(
@@ -161,7 +123,7 @@ def alpha_ndcg_at_k(
     bound = stats.alpha_ndcg_statistic.bind(
         "alpha_ndcg_at_k", no_relevant, k=k, alpha=alpha, ideal=ideal
     )
-    return _value(bound, subtopics, by, descending, ties, intent_weights, docs)
+    return evaluate_on_subtopics(bound, subtopics, by, descending, ties, intent_weights, docs)
 
 
 def alpha_dcg_at_k(
@@ -215,7 +177,7 @@ def alpha_dcg_at_k(
     └───────────┘
     """
     bound = stats.alpha_dcg_statistic.bind("alpha_dcg_at_k", no_relevant, k=k, alpha=alpha)
-    return _value(bound, subtopics, by, descending, ties, intent_weights)
+    return evaluate_on_subtopics(bound, subtopics, by, descending, ties, intent_weights)
 
 
 def err_ia_at_k(
@@ -270,7 +232,7 @@ def err_ia_at_k(
     └───────────┘
     """
     bound = stats.err_ia_statistic.bind("err_ia_at_k", no_relevant, k=k, alpha=alpha)
-    return _value(bound, subtopics, by, descending, ties, intent_weights)
+    return evaluate_on_subtopics(bound, subtopics, by, descending, ties, intent_weights)
 
 
 def nerr_ia_at_k(
@@ -322,7 +284,7 @@ def nerr_ia_at_k(
     └───────────┘
     """
     bound = stats.nerr_ia_statistic.bind("nerr_ia_at_k", no_relevant, k=k, alpha=alpha, ideal=ideal)
-    return _value(bound, subtopics, by, descending, ties, intent_weights, docs)
+    return evaluate_on_subtopics(bound, subtopics, by, descending, ties, intent_weights, docs)
 
 
 def nrbp(
@@ -372,7 +334,7 @@ def nrbp(
     └───────────┘
     """
     bound = stats.nrbp_statistic.bind("nrbp", no_relevant, alpha=alpha, beta=beta)
-    return _value(bound, subtopics, by, descending, ties, intent_weights)
+    return evaluate_on_subtopics(bound, subtopics, by, descending, ties, intent_weights)
 
 
 def nnrbp(
@@ -424,7 +386,7 @@ def nnrbp(
     └───────────┘
     """
     bound = stats.nnrbp_statistic.bind("nnrbp", no_relevant, alpha=alpha, beta=beta, ideal=ideal)
-    return _value(bound, subtopics, by, descending, ties, intent_weights, docs)
+    return evaluate_on_subtopics(bound, subtopics, by, descending, ties, intent_weights, docs)
 
 
 def precision_ia_at_k(
@@ -471,7 +433,7 @@ def precision_ia_at_k(
     └───────────┘
     """
     bound = stats.precision_ia_statistic.bind("precision_ia_at_k", no_relevant, k=k)
-    return _value(bound, subtopics, by, descending, ties, intent_weights)
+    return evaluate_on_subtopics(bound, subtopics, by, descending, ties, intent_weights)
 
 
 def subtopic_recall_at_k(
@@ -518,7 +480,7 @@ def subtopic_recall_at_k(
     └───────────┘
     """
     bound = stats.subtopic_recall_statistic.bind("subtopic_recall_at_k", no_relevant, k=k)
-    return _value(bound, subtopics, by, descending, ties)
+    return evaluate_on_subtopics(bound, subtopics, by, descending, ties)
 
 
 def ap_ia(
@@ -564,4 +526,4 @@ def ap_ia(
     └───────────┘
     """
     bound = stats.ap_ia_statistic.bind("ap_ia", no_relevant)
-    return _value(bound, subtopics, by, descending, ties, intent_weights)
+    return evaluate_on_subtopics(bound, subtopics, by, descending, ties, intent_weights)

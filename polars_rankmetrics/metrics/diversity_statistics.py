@@ -30,13 +30,23 @@ Web track), the reference implementation.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 import polars as pl
 
-from polars_rankmetrics._validate import NoRelevant, check_bool, check_k, check_number, choice
-from polars_rankmetrics.engine import Ranked, statistic
+from polars_rankmetrics._validate import (
+    IntoExpr,
+    NoRelevant,
+    Ties,
+    as_expr,
+    check_bool,
+    check_k,
+    check_number,
+    choice,
+)
+from polars_rankmetrics.engine import Bound, Ranked, Ranking, evaluate_one, statistic
 from polars_rankmetrics.engine.ranked import DOC, INTENT_WEIGHTS, SUBTOPICS
 from polars_rankmetrics.engine.ties import tie_mean
 from polars_rankmetrics.metrics.diversity_ideal import Discount, Ideal, ideal_expr
@@ -277,3 +287,44 @@ def ap_ia_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
     pairs = Pairs(ranked)
     terms = pairs.weight * (pairs.earlier + 1.0) / pairs.rank / pairs.covering
     return pairs.defined(terms.filter(pairs.retrieved).sum(), no_relevant)
+
+
+# ------------------------------------------------------------ the ranking
+
+
+def subtopic_ranking(
+    subtopics: IntoExpr,
+    by: IntoExpr | Sequence[IntoExpr] | None,
+    descending: bool | Sequence[bool],
+    ties: Ties,
+    intent_weights: IntoExpr | None = None,
+    docs: IntoExpr | None = None,
+) -> Ranking:
+    """The ranking of a subtopic-list column: the label is the number of subtopics covered.
+
+    So a row is relevant when it covers a subtopic, and ``ties='optimistic'``
+    puts the rows that cover more subtopics first.
+    """
+    lists = as_expr(subtopics, "subtopics")
+    carried = {
+        SUBTOPICS: lists,
+        INTENT_WEIGHTS: None
+        if intent_weights is None
+        else as_expr(intent_weights, "intent_weights"),
+        DOC: None if docs is None else as_expr(docs, "docs"),
+    }
+    return Ranking.build(lists.list.len(), by, descending, 0, ties=ties, carried=carried)
+
+
+def evaluate_on_subtopics(
+    bound: Bound,
+    subtopics: IntoExpr,
+    by: IntoExpr | Sequence[IntoExpr] | None,
+    descending: bool | Sequence[bool],
+    ties: Ties,
+    intent_weights: IntoExpr | None = None,
+    docs: IntoExpr | None = None,
+) -> pl.Expr:
+    """``bound`` over the ranking of a subtopic-list column (see :func:`subtopic_ranking`)."""
+    ranking = subtopic_ranking(subtopics, by, descending, ties, intent_weights, docs)
+    return evaluate_one(ranking, bound)
