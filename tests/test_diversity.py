@@ -133,7 +133,7 @@ def test_functions_equal_ndeval_at_every_cutoff(
 
 
 def test_names_equal_ndeval_in_evaluate_files_and_cli(tmp_path: Path) -> None:
-    qrels, run = diversity_collection(3, distinct=True)
+    qrels, run = diversity_collection(3)  # ties: evaluate() breaks them as pyndeval does
     names = ["alpha-nDCG@20", "alpha-DCG@1", "ERR-IA@1", "nERR-IA@10", "NRBP", "nNRBP"]
     names += ["MAP-IA", "P-IA@5", "strec@10"]
     theirs = ndeval(qrels, run, names)
@@ -159,7 +159,7 @@ def test_names_equal_ndeval_in_evaluate_files_and_cli(tmp_path: Path) -> None:
 
 
 def test_ir_measures_names_equal_its_pyndeval_provider() -> None:
-    qrels, run = diversity_collection(4, distinct=True)
+    qrels, run = diversity_collection(4)
     spelled = {
         "alpha_nDCG@20": ir_measures.alpha_nDCG @ 20,
         "alpha_DCG@5": ir_measures.alpha_DCG @ 5,
@@ -190,7 +190,7 @@ def test_subtopic_qrels_are_checked() -> None:
     qrels, run = diversity_collection(5)
     with pytest.raises(ValueError, match="more than once for query"):
         rm.evaluate(pl.concat([qrels, qrels.head(1)]), run, ["alpha-nDCG@20"])
-    with pytest.raises(ValueError, match="the qrels has no column 'subtopic'"):
+    with pytest.raises(ValueError, match="the qrels has no subtopic column"):
         rm.evaluate(qrels.drop("subtopic"), run, ["alpha-nDCG@20"])
     with pytest.raises(ValueError, match="alpha_nDCG@5 needs subtopic judgements"):
         run.select(rm.metrics(pl.lit(1), ["alpha_nDCG@5"], by="score"))
