@@ -65,7 +65,7 @@ class MetricCase:
 
 def subtopic_lists_of(label: pl.Expr) -> pl.Expr:
     """Subtopics "1" .. "l" for a label l (none for l <= 0, null for null): a test model."""
-    count = label.cast(pl.Int64).clip(lower_bound=0)
+    count = label.fill_nan(None).cast(pl.Int64).clip(lower_bound=0)
     return pl.int_ranges(1, count + 1).list.eval(pl.element().cast(pl.String))
 
 

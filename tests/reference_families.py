@@ -825,7 +825,7 @@ def recall_at_fixed_precision(
 
 def subtopics_of(label: float | None) -> list[str] | None:
     """The subtopics the metric table derives from a label: "1" .. "label" (none if <= 0)."""
-    if label is None:
+    if label is None or math.isnan(label):
         return None
     return [str(i) for i in range(1, int(label) + 1)]
 

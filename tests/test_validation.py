@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 import polars_rankmetrics as rm
-from tests.metric_table import MEASURES, METRICS
+from tests.metric_table import MEASURES, METRICS, subtopic_lists_of
 
 BAD_K = [0, -1, 1.5, True, "3", None, 2**63, float("nan")]
 
@@ -268,8 +268,9 @@ def test_nan_labels_are_unjudged_like_null_labels() -> None:
     for case in METRICS:
         assert nan.select(case.expr()).equals(null.select(case.expr())), case.id
     names = [name for name, _ in MEASURES.values()]
-    assert nan.select(rm.metrics("relevance", names, by="score")).equals(
-        null.select(rm.metrics("relevance", names, by="score"))
+    subtopics = subtopic_lists_of(pl.col("relevance"))  # for the diversity measures
+    assert nan.select(rm.metrics("relevance", names, by="score", subtopics=subtopics)).equals(
+        null.select(rm.metrics("relevance", names, by="score", subtopics=subtopics))
     )
     counts = nan.select(rm.metrics("relevance", ["num_ret", "num_rel", "relstring"], by="score"))
     assert (
