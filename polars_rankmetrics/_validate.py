@@ -40,8 +40,8 @@ TieBreak: TypeAlias = Literal["tool", "doc_descending", "doc_ascending", "input"
 """How ``evaluate()`` orders equal scores: as the tool that owns each measure name
 does (``'tool'``), or one :data:`DocOrder` for every measure."""
 
-MAX_CUTOFF = 2**62
-"""The largest cutoff accepted: beyond it a cutoff no longer fits polars' integers."""
+MAX_CUTOFF = 2**63 - 1
+"""The largest cutoff accepted: C's ``LONG_MAX``, where trec_eval's ``atol`` saturates."""
 
 
 def as_expr(value: object, name: str = "relevance") -> pl.Expr:
@@ -74,7 +74,7 @@ def check_k(k: object, name: str = "k") -> int:
         return value
     msg = f"`{name}` must be a positive int, got {k!r}"
     if value > MAX_CUTOFF:
-        msg = f"`{name}` must be a positive int of at most 2**62, got {k!r}"
+        msg = f"`{name}` must be a positive int of at most 2**63 - 1, got {k!r}"
     raise ValueError(msg)
 
 

@@ -353,6 +353,7 @@ SCALAR = [case for case in METRICS if case.kind in ("scalar", "unbounded")]
 Oracle = Literal[
     "pytrec_eval",
     "trec_eval files",
+    "trec_eval cases",
     "ranx",
     "ir_measures",
     "reference",
@@ -373,6 +374,7 @@ MEASURES: dict[str, tuple[str, Oracle]] = {
     "Rprec_mult": ("Rprec_mult_0.50", "pytrec_eval"),
     "AP": ("map_cut_10", "pytrec_eval"),
     "gm_map": ("gm_map", "trec_eval files"),
+    "yaap": ("yaap", "trec_eval cases"),
     "RR": ("recip_rank", "pytrec_eval"),
     "nDCG": ("ndcg_cut_10", "pytrec_eval"),
     "dcg": ("dcg", "reference"),

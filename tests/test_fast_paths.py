@@ -178,7 +178,8 @@ def test_staged_aggregates_are_computed_once() -> None:
     staged = StagedRanked(Threshold())
     for name in ["P@10", "R@10", "AP"]:
         parse_measure(name).bind("null").build(staged)
-    assert len(staged.recorded) == 3  # hits in the top 10, R, the sum of AP's terms
+    # hits in the top 10, the divisor 10 (a field: a true division), R, the sum of AP's terms
+    assert len(staged.recorded) == 4
 
 
 def test_aggregates_per_list_equal_list_agg() -> None:

@@ -30,7 +30,7 @@ from polars_rankmetrics.measures.ir_names import (
     parse_ranx_name,
 )
 from polars_rankmetrics.measures.registry import BY_KEY
-from polars_rankmetrics.measures.trec_names import FAMILIES
+from polars_rankmetrics.measures.trec_names import FAMILIES, JUDGEMENT_GROUP_FAMILIES
 from polars_rankmetrics.metrics import FUNCTIONS
 from tests.metric_table import MEASURES, METRICS
 
@@ -76,7 +76,7 @@ def spelling_pairs() -> list[tuple[str, str]]:
     pairs = []
     for other, cutoff, column in _other_spellings():
         for family in FAMILIES:
-            if family.key != column.measure.key:
+            if family.key != column.measure.key or family.name in JUDGEMENT_GROUP_FAMILIES:
                 continue
             if family.kind == "long_cutoffs" and cutoff:
                 pairs.append((f"{family.name}_{cutoff}", other))
@@ -219,6 +219,15 @@ def test_trec_eval_file_measures_are_checked_byte_for_byte(trec_eval_dir: object
     for key, (name, oracle) in MEASURES.items():
         if oracle == "trec_eval files":
             assert parse_measures(name)[0].family in printed, (key, name)
+
+
+def test_trec_eval_case_measures_are_in_the_recorded_cases() -> None:
+    from tests.test_trec_eval_cases import CASES
+
+    requested = {arg for case in CASES for arg in case["args"]}
+    for key, (name, oracle) in MEASURES.items():
+        if oracle == "trec_eval cases":
+            assert name in requested, (key, name)
 
 
 def test_pytrec_eval_measures_are_compared_with_it() -> None:

@@ -36,7 +36,14 @@ from dataclasses import dataclass, field, replace
 
 import polars as pl
 
-from polars_rankmetrics.engine.ranked import FIELDS, RAW, TOP_DISCOUNT_MAX_K, Ranked, Threshold
+from polars_rankmetrics.engine.ranked import (
+    FIELDS,
+    RAW,
+    TOP_DISCOUNT_MAX_K,
+    Ranked,
+    Threshold,
+    in_order,
+)
 from polars_rankmetrics.engine.ranking import Ranking
 from polars_rankmetrics.engine.statistic import Bound
 
@@ -79,15 +86,15 @@ class SharedRanked(Ranked):
         return super().precision_terms
 
     @property
-    def discount(self) -> pl.Expr:
-        """The discount, read from its field where it was computed once per list."""
-        return self._field(_DISCOUNT) if _DISCOUNT in self.available else super().discount
+    def log2_rank(self) -> pl.Expr:
+        """``log2(rank + 1)``, read from its field where it was computed once per list."""
+        return self._field(_DISCOUNT) if _DISCOUNT in self.available else super().log2_rank
 
-    def top_discount(self, k: int) -> pl.Expr:
-        """The top ``k`` discounts, from the discount field when there is one."""
+    def top_log2_rank(self, k: int) -> pl.Expr:
+        """The top ``k`` values of ``log2(rank + 1)``, from its field when there is one."""
         if _DISCOUNT in self.available:
             return self._field(_DISCOUNT).head(k)
-        return super().top_discount(k)
+        return super().top_log2_rank(k)
 
     @property
     def ideal_labels(self) -> pl.Expr:
@@ -113,6 +120,10 @@ class StagedRanked(SharedRanked):
             self.recorded[key] = (f"_aggregate_{len(self.recorded)}", value)
         return pl.field(self.recorded[key][0])
 
+    def divide(self, numerator: pl.Expr, denominator: float) -> pl.Expr:
+        """A true division of the per-list values, by a per-list field (see ``Ranked.divide``)."""
+        return numerator / self.aggregate(_constant(float(denominator)))
+
     def computed(self, listed: pl.Expr) -> pl.Expr:
         """The struct of every recorded aggregate, per ranked list in ``listed``.
 
@@ -124,6 +135,14 @@ class StagedRanked(SharedRanked):
         """
         fields = [_per_list(value).alias(name) for name, value in self.recorded.values()]
         return listed.implode().list.eval(pl.struct(fields)).list.first()
+
+
+_CONSTANT = "_rankmetrics_constant"
+
+
+def _constant(value: float) -> pl.Expr:
+    """A number that the fast paths hold once per list (a divisor, see ``StagedRanked.divide``)."""
+    return pl.lit(value, dtype=pl.Float64).alias(_CONSTANT)
 
 
 _REDUCTIONS = ("sum", "any", "arg_max", "max", "first")
@@ -141,6 +160,9 @@ def _per_list(value: pl.Expr) -> pl.Expr:
     instead of 10.6 ms). The values are the same. Any other aggregate (a
     whole statistic that is not staged) is evaluated with ``list.agg``.
     """
+    if value.meta.output_name(raise_if_undetermined=False) == _CONSTANT:
+        # The number once per list, by a list length (no call per list).
+        return pl.element().list.len().cast(pl.Float64) * 0.0 + value
     inputs = value.meta.pop()
     if len(inputs) == 1:
         (values,) = inputs
@@ -148,9 +170,24 @@ def _per_list(value: pl.Expr) -> pl.Expr:
             if value.meta.eq(getattr(values, reduction)()):
                 reduced: pl.Expr = getattr(pl.element().list.eval(values).list, reduction)()
                 return reduced
+    summed = _summed_in_order(value)
+    if summed is not None:
+        # `list.sum` adds in list order, as `in_order` does (tests/test_fast_paths.py).
+        return pl.element().list.eval(summed).list.sum()
     # `first` keeps a constant (trec_eval's num_q) to one value: polars 2.1
     # broadcasts a literal to the list's length in a nested `list.agg`.
     return pl.element().list.agg(value.first())
+
+
+def _summed_in_order(value: pl.Expr) -> pl.Expr | None:
+    """The values that ``value`` sums with :func:`~.ranked.in_order`, if it is such a sum."""
+    for outer in value.meta.pop():
+        inner = outer.meta.pop()
+        if len(inner) == 1:
+            summed = inner[0].meta.pop()
+            if len(summed) == 1 and value.meta.eq(in_order(summed[0])):
+                return summed[0]
+    return None
 
 
 # ------------------------------------------------------------------- probing
@@ -176,16 +213,16 @@ class _Probe(StagedRanked):
         return Ranked(self.threshold).precision_terms
 
     @property
-    def discount(self) -> pl.Expr:
+    def log2_rank(self) -> pl.Expr:
         self.used.add(_DISCOUNT)
-        return Ranked(self.threshold).discount
+        return Ranked(self.threshold).log2_rank
 
-    def top_discount(self, k: int) -> pl.Expr:
+    def top_log2_rank(self, k: int) -> pl.Expr:
         # Above this cutoff (nDCG over the whole ranking) the discount is computed
         # once for every position, shared by DCG and ideal; up to it, off a table.
         if k > TOP_DISCOUNT_MAX_K:
             self.used.add(_DISCOUNT)
-        return Ranked(self.threshold).top_discount(k)
+        return Ranked(self.threshold).top_log2_rank(k)
 
     @property
     def ideal_labels(self) -> pl.Expr:
@@ -268,7 +305,7 @@ def _shared_fields(threshold: Threshold, used: frozenset[str]) -> pl.Expr:
         _RANK: plain.rank,
         _IDEAL: plain.ideal_labels,
         _TERMS: plain.precision_terms,
-        _DISCOUNT: plain.discount,
+        _DISCOUNT: plain.log2_rank,
     }
     fields = [pl.element().alias(_CODE)]
     fields += [expr.alias(name) for name, expr in quantities.items() if name in used]

@@ -64,7 +64,12 @@ from polars_rankmetrics.measures.ir_names import (
 )
 from polars_rankmetrics.measures.peer_names import parse_peer_name, peer_names, peer_spelling
 from polars_rankmetrics.measures.registry import MEASURES, Column, Measure
-from polars_rankmetrics.measures.trec_names import FAMILIES, NICKNAMES, parse_trec_name
+from polars_rankmetrics.measures.trec_names import (
+    FAMILIES,
+    JUDGEMENT_GROUP_FAMILIES,
+    NICKNAMES,
+    parse_trec_name,
+)
 
 __all__ = ["Column", "Measure", "list_measures", "parse_measure", "parse_measures"]
 
@@ -135,7 +140,11 @@ def parse_measure(name: str) -> Column:
 
 def _spellings(key: str) -> tuple[str, str, str]:
     """The trec_eval, ir_measures and ranx names of the measure ``key``, comma-separated."""
-    trec = [family.name for family in FAMILIES if family.key == key]
+    trec = [
+        family.name
+        for family in FAMILIES
+        if family.key == key and family.name not in JUDGEMENT_GROUP_FAMILIES
+    ]
     ir_measures = [name for name, spelling in IR_MEASURES.items() if spelling.key == key]
     ir_measures += [
         f"{name}({spelling.switch[0]}=...)"

@@ -22,6 +22,7 @@ import polars as pl
 
 from polars_rankmetrics._validate import DocOrder, NoRelevant
 from polars_rankmetrics.engine import Bound, Statistic, Threshold
+from polars_rankmetrics.engine.ranked import in_order
 from polars_rankmetrics.metrics import (
     cascade,
     classifier,
@@ -35,7 +36,7 @@ from polars_rankmetrics.metrics import (
 from polars_rankmetrics.metrics import diversity_statistics as diversity
 from polars_rankmetrics.metrics import precision_recall as pr
 from polars_rankmetrics.metrics import user_model_statistics as cwl
-from polars_rankmetrics.metrics.average_precision import ap_statistic
+from polars_rankmetrics.metrics.average_precision import ap_statistic, yaap_statistic
 from polars_rankmetrics.metrics.reciprocal_rank import reciprocal_rank_statistic
 
 Summary: TypeAlias = Literal["mean", "sum", "geometric", "none"]
@@ -76,17 +77,23 @@ class Measure:
     per_query: bool = True
 
     def summarize(self, values: pl.Expr) -> pl.Expr:
-        """The summary over queries of the per-query ``values``."""
+        """The summary over queries of the per-query ``values``, in their row order.
+
+        As trec_eval: the values are added one by one in row order (sort the
+        queries first), then divided by their number; nulls are skipped.
+        """
         if self.summary == "sum":
             return values.sum().cast(pl.Float64)
         if self.summary == "geometric":
             return geometric_mean(values)
-        return values.mean()
+        present = values.drop_nulls()
+        return in_order(present) / present.len()
 
 
 def geometric_mean(values: pl.Expr) -> pl.Expr:
-    """trec_eval's geometric mean: ``exp(mean(log(max(v, MIN_GEO_MEAN))))``."""
-    return values.clip(lower_bound=MIN_GEO_MEAN).log().mean().exp()
+    """trec_eval's geometric mean: ``exp(mean(log(max(v, MIN_GEO_MEAN))))``, summed in order."""
+    logs = values.drop_nulls().clip(lower_bound=MIN_GEO_MEAN).log()
+    return (in_order(logs) / logs.len()).exp()
 
 
 @dataclass(frozen=True)
@@ -177,6 +184,11 @@ MEASURES: tuple[Measure, ...] = (
         "AP, summarised by its geometric mean over queries",
         fixed={"denominator": "r"},
         **_GEOMETRIC,
+    ),
+    _measure(
+        "yaap",
+        yaap_statistic,
+        "trec_eval's yaap: log((1 + s) / (1 + R - s)), s the sum of AP's precision terms",
     ),
     _measure("RR", reciprocal_rank_statistic, "1 / the rank of the first hit (within k)"),
     # Gains.

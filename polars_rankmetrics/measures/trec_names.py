@@ -4,11 +4,26 @@ Each trec_eval measure (a :class:`TrecFamily`) is a measure of the registry and
 the way its ``.params`` suffix is read: a list of cutoffs gives one column per
 cutoff (``P.5,10`` gives ``P_5`` and ``P_10``), other parameters give one
 column. The families are listed in the order trec_eval computes and prints
-them; the nicknames (``official``, ``all_trec``, ``set``) expand to sets.
+them; the nicknames (``official``, ``all_trec``, ``set``, ``qrels_jg``) expand
+to sets.
+
+Parameters are read exactly as trec_eval 10 reads them (its ``meas_init.c``),
+so a trec_eval name means what it means in trec_eval: numbers are read like C's
+``atol``/``atof`` (the longest numeric prefix, 0 when there is none: ``P.10abc``
+is ``P_10``, ``P.1.5`` is ``P_1``), integer cutoffs are sorted and must be
+positive and distinct, recall levels are sorted and distinct but may lie
+outside [0, 1] (``iprec_at_recall.1.5`` is 0, ``.-0.5`` and ``.nan`` the highest
+precision), other number lists keep their order, ``name=value`` pairs whose
+name is not an integer are ignored as gains, a measure without parameters
+ignores a suffix, and a column's name is built as trec_eval builds it
+(``P_9223372036854775807`` for ``P.99999999999999999999``, the suffix as typed
+for ``ndcg.1=3,2=9``, ``%3.2f`` truncated for recall levels).
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,17 +34,65 @@ from polars_rankmetrics.measures.registry import BY_KEY, Column
 ParameterKind: TypeAlias = Literal["none", "long_cutoffs", "double_cutoffs", "doubles", "pairs"]
 """How a family's ``.params`` suffix is read (trec_eval's ``PARAMS`` types)."""
 
+LONG_MAX = 2**63 - 1
+"""C's ``LONG_MAX``: ``atol`` saturates there."""
 
-def _first(values: list[Any]) -> Any:
-    return values[0]
+_SPACE = " \t\n\v\f\r"
+
+
+def c_atol(text: str) -> int:
+    """C's ``atol``: leading white space, a sign, digits; saturated; 0 without digits."""
+    match = re.match(r"[+-]?[0-9]+", text.lstrip(_SPACE))
+    if match is None:
+        return 0
+    return max(-LONG_MAX - 1, min(int(match.group()), LONG_MAX))
+
+
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_HEX = re.compile(
+    r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?)"
+)
+_SPECIAL = re.compile(r"([+-]?)(inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?)", re.IGNORECASE)
+
+
+def c_atof(text: str) -> float:
+    """C's ``atof`` (``strtod`` in the C locale): the longest numeric prefix, else 0.
+
+    Reads decimal and hexadecimal numbers, ``inf``/``infinity`` and ``nan``
+    (case-insensitive, with a sign); ``1e400`` is ``inf``.
+    """
+    text = text.lstrip(_SPACE)
+    special = _SPECIAL.match(text)
+    if special:
+        value = math.inf if special.group(2)[0] in "iI" else math.nan
+        return -value if special.group(1) == "-" else value
+    hexadecimal = _HEX.match(text)
+    if hexadecimal:
+        body = hexadecimal.group(2)
+        value = float.fromhex("0x" + (body if re.search("[pP]", body) else body + "p0"))
+        return -value if hexadecimal.group(1) == "-" else value
+    decimal = _DECIMAL.match(text)
+    return float(decimal.group()) if decimal else 0.0
+
+
+def c_double_text(value: float) -> str:
+    """``printf("%3.2f", value)`` as glibc prints it (``-nan`` keeps its sign)."""
+    if math.isnan(value):
+        return "-nan" if math.copysign(1.0, value) < 0 else "nan"
+    return f"{value:3.2f}"
+
+
+class TrecParameterError(ValueError):
+    """A measure's parameters that trec_eval refuses when it initialises the measure."""
 
 
 @dataclass(frozen=True)
 class TrecFamily:
     """A trec_eval measure: the registry entry it names, and how its parameters read.
 
-    ``param`` is the registry parameter its values set; ``read`` turns the parsed
-    values (doubles, or ``name=value`` pairs) into that parameter's value.
+    ``param`` names the registry parameter set per column for cutoff lists;
+    ``read`` turns the parsed values (doubles, or ``(name, value)`` pairs) into
+    the statistic's parameters.
     """
 
     name: str
@@ -37,75 +100,79 @@ class TrecFamily:
     kind: ParameterKind = "none"
     default: str = ""
     param: str = ""
-    read: Callable[[Any], Any] = _first
+    read: Callable[[Any], dict[str, Any]] = dict
 
 
 def _long_cutoffs(family: str, text: str) -> list[int]:
-    """trec_eval's cutoffs: each part read like ``atol`` (leading digits), sorted."""
-    values = []
-    for part in text.split(","):
-        match = re.match(r"\s*[+-]?[0-9]+", part)
-        if match is None:
-            msg = f"measure {family!r}: cutoff {part!r} is not an integer"
-            raise ValueError(msg)
-        values.append(int(match.group()))
-    values.sort()
+    """trec_eval's ``get_long_cutoffs``: ``atol`` each, sorted, positive and distinct."""
+    values = sorted(c_atol(part) for part in text.split(","))
     if values[0] <= 0:
-        msg = f"measure {family!r}: cutoffs must be positive, got {text!r}"
-        raise ValueError(msg)
+        msg = f"measure {family!r}: cutoffs must be positive (trec_eval: Negative cutoff detected)"
+        raise TrecParameterError(msg)
     if len(set(values)) != len(values):
         msg = f"measure {family!r}: duplicate cutoffs in {text!r}"
-        raise ValueError(msg)
+        raise TrecParameterError(msg)
     return values
 
 
-def _doubles(family: str, text: str) -> list[float]:
-    values = []
-    for part in text.split(","):
-        try:
-            values.append(float(part))
-        except ValueError:
-            msg = f"measure {family!r}: parameter {part!r} is not a number"
-            raise ValueError(msg) from None
-    return values
+def _doubles(text: str) -> list[float]:
+    return [c_atof(part) for part in text.split(",")]
 
 
 def _double_cutoffs(family: str, text: str) -> list[float]:
-    values = sorted(_doubles(family, text))
-    if len(set(values)) != len(values):
+    """trec_eval's ``get_double_cutoffs``: ``atof`` each, sorted, distinct."""
+    values = _doubles(text)
+    values.sort(key=lambda value: (math.isnan(value), value))
+    if any(a == b for a, b in itertools.pairwise(values)):
         msg = f"measure {family!r}: duplicate cutoffs in {text!r}"
-        raise ValueError(msg)
+        raise TrecParameterError(msg)
     return values
 
 
 def _pairs(family: str, text: str) -> list[tuple[str, float]]:
+    """trec_eval's ``get_param_pairs``: ``name=value`` pairs separated by commas."""
+    if not re.fullmatch(r"[^,=]*=[^,=]*(?:,[^,=]*=[^,=]*)*", text):
+        msg = f"measure {family!r}: malformed pair parameters in {text!r}"
+        raise TrecParameterError(msg)
     pairs = []
     for part in text.split(","):
-        name, equals, value = part.partition("=")
-        if not equals or not name:
-            msg = f"measure {family!r}: parameters must be name=value pairs, got {text!r}"
-            raise ValueError(msg)
-        pairs.append((name, _doubles(family, value)[0]))
+        name, _, value = part.partition("=")
+        pairs.append((name, c_atof(value)))
     return pairs
 
 
-def _level_gains(pairs: list[tuple[str, float]]) -> tuple[tuple[int, float], ...]:
-    """``level=gain`` pairs, for the nDCG-like measures."""
-    gains = []
+def _level_gains(pairs: list[tuple[str, float]]) -> dict[str, Any]:
+    """``level=gain`` pairs for the gain measures; names that are not integers are ignored.
+
+    A level given twice keeps its first gain.
+    """
+    gains: dict[int, float] = {}
     for name, value in pairs:
-        if not re.fullmatch(r"[+-]?[0-9]+", name):
-            msg = f"{name!r} is not a relevance level"
-            raise ValueError(msg)
-        gains.append((int(name), value))
-    return tuple(gains)
+        if re.fullmatch(r"[+-]?[0-9]+", name):
+            gains.setdefault(c_atol(name), value)
+    return {"gains": tuple(gains.items())}
 
 
-def _persistence(pairs: list[tuple[str, float]]) -> float:
-    """Rbp's ``p=<persistence>``; it takes no level gains."""
-    if any(name != "p" for name, _ in pairs):
-        msg = "custom level gains are not supported; only p=<persistence>"
-        raise ValueError(msg)
-    return dict(pairs).get("p", 0.9)
+def _persistence(pairs: list[tuple[str, float]]) -> dict[str, Any]:
+    """Rbp's ``p=<persistence>`` (the last one given) and its level gains."""
+    persistence = [value for name, value in pairs if name == "p"]
+    params = _level_gains(pairs)
+    if persistence:
+        params["p"] = persistence[-1]
+    return params
+
+
+def _residual(pairs: list[tuple[str, float]]) -> dict[str, Any]:
+    persistence = [value for name, value in pairs if name == "p"]
+    return {"p": persistence[-1]} if persistence else {}
+
+
+def _first(name: str) -> Callable[[list[float]], dict[str, Any]]:
+    return lambda values: {name: values[0]}
+
+
+def _all(name: str) -> Callable[[list[float]], dict[str, Any]]:
+    return lambda values: {name: tuple(values)}
 
 
 _CUTOFFS = "5,10,15,20,30,100,200,500,1000"
@@ -133,7 +200,7 @@ FAMILIES: tuple[TrecFamily, ...] = (
     TrecFamily("recip_rank", "RR"),
     TrecFamily("iprec_at_recall", "IPrec", "double_cutoffs", _LEVELS, "level"),
     _cutoffs("P", "P"),
-    TrecFamily("relstring", "relstring", "doubles", "10", "length"),
+    TrecFamily("relstring", "relstring", "doubles", "10", "length", _first("length")),
     _cutoffs("recall", "R"),
     TrecFamily("infAP", "infAP"),
     TrecFamily("gm_bpref", "gm_bpref"),
@@ -144,8 +211,10 @@ FAMILIES: tuple[TrecFamily, ...] = (
         "0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0",
         "multiple",
     ),
-    TrecFamily("utility", "utility", "doubles", "1.0,-1.0,0.0,0.0", "coefficients", tuple),
-    TrecFamily("11pt_avg", "11pt_avg", "doubles", _LEVELS, "levels", tuple),
+    TrecFamily(
+        "utility", "utility", "doubles", "1.0,-1.0,0.0,0.0", "coefficients", _all("coefficients")
+    ),
+    TrecFamily("11pt_avg", "11pt_avg", "doubles", _LEVELS, "levels", _all("levels")),
     TrecFamily("binG", "binG"),
     _gains("G", "G"),
     _gains("dcg", "dcg"),
@@ -161,21 +230,42 @@ FAMILIES: tuple[TrecFamily, ...] = (
     TrecFamily("set_relative_P", "set_relative_P"),
     TrecFamily("set_recall", "SetR"),
     TrecFamily("set_map", "set_map"),
-    TrecFamily("set_F", "SetF", "doubles", "1.0", "beta"),
+    TrecFamily("set_F", "SetF", "doubles", "1.0", "beta", _first("beta")),
     TrecFamily("num_nonrel_judged_ret", "num_nonrel_judged_ret"),
+    TrecFamily("map_avgjg", "AP"),
+    _cutoffs("P_avgjg", "P"),
+    TrecFamily(
+        "Rprec_mult_avgjg",
+        "Rprec_mult",
+        "double_cutoffs",
+        "0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0",
+        "multiple",
+    ),
+    TrecFamily("yaap", "yaap"),
     TrecFamily("rbp", "RBP", "pairs", "", "p", _persistence),
-    TrecFamily("rbp_resid", "rbp_resid"),
+    TrecFamily("rbp_resid", "rbp_resid", "pairs", "", "p", _residual),
     _cutoffs("unj", "unj", "5,10,20"),
 )
-"""trec_eval's measures, in the order trec_eval computes and prints them."""
+"""trec_eval's measures, in the order trec_eval computes and prints them.
+
+The ``_avgjg`` measures average their base measure over the judgement groups of
+``-R qrels_jg`` qrels (``rankmetrics trec-eval`` only).
+"""
+
+JUDGEMENT_GROUP_FAMILIES = frozenset({"map_avgjg", "P_avgjg", "Rprec_mult_avgjg"})
+"""The measures of ``-R qrels_jg``: the mean over judgement groups of their base measure."""
 
 FAMILY_ORDER = {family.name: index for index, family in enumerate(FAMILIES)}
-_BY_NAME = {family.name: family for family in FAMILIES}
+BY_NAME = {family.name: family for family in FAMILIES}
 
 NICKNAMES: dict[str, tuple[str, ...]] = {
     "official": (
         "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
         "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P",
+    ),
+    "set": (
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+        "set_recall", "set_relative_P", "set_map", "set_F",
     ),
     "all_trec": (
         "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
@@ -185,29 +275,42 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
         "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall",
         "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret",
     ),
-    "set": (
-        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
-        "set_recall", "set_relative_P", "set_map", "set_F",
-    ),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }  # fmt: skip
 """trec_eval's names for sets of measures (``-m all_trec``)."""
+
+PREFERENCE_MEASURES = (
+    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
+    "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+    "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
+    "prefs_avgjg_imp",
+)  # fmt: skip
+"""trec_eval's measures of preference judgements (``-R prefs``), which this library lacks."""
+
+PREFERENCE_NICKNAMES: dict[str, tuple[str, ...]] = {
+    "all_prefs": ("runid", "num_q", *PREFERENCE_MEASURES),
+    "prefs": ("runid", "num_q", *PREFERENCE_MEASURES[:6]),
+}
+"""trec_eval's nicknames for sets of preference measures."""
 
 
 def split_trec_name(name: str) -> tuple[str, str | None, bool] | None:
     """Split ``name`` into a trec_eval measure and its parameter text, if it is one.
 
-    Accepts ``family``, ``family.params`` and, for measures with cutoffs,
-    ``family_cutoff`` (``P_10``, ``iprec_at_recall_0.10``); the flag says the
-    last form was used. pytrec_eval's ``family_cutoffs`` (``ndcg_cut_20,4``) is
-    ``family.cutoffs``. Returns None when ``name`` is not a trec_eval measure.
+    Accepts ``family``, ``family.params`` (split at the first ``.``, as trec_eval
+    does) and, for measures with cutoffs, ``family_cutoff`` (``P_10``,
+    ``iprec_at_recall_0.10``, a spelling of this library that trec_eval itself
+    refuses); the flag says the last form was used. pytrec_eval's
+    ``family_cutoffs`` (``ndcg_cut_20,4``) is ``family.cutoffs``. Returns None
+    when ``name`` is not a trec_eval measure.
     """
-    if name in _BY_NAME:
+    if name in BY_NAME:
         return name, None, False
     base, dot, params = name.partition(".")
-    if dot and base in _BY_NAME:
+    if dot and base in BY_NAME:
         return base, params, False
     base, underscore, params = name.rpartition("_")
-    family = _BY_NAME.get(base)
+    family = BY_NAME.get(base)
     if not underscore or family is None:
         return None
     number = r"[0-9]+" if family.kind == "long_cutoffs" else r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
@@ -220,40 +323,44 @@ def split_trec_name(name: str) -> tuple[str, str | None, bool] | None:
     return None
 
 
-def _named(family: TrecFamily, params: str, given: bool) -> str:
-    return f"{family.name}_{params}" if given else family.name
+def _column(family: TrecFamily, name: str, params: dict[str, Any]) -> Column:
+    measure = BY_KEY[family.key or ""]
+    return Column(name, measure, tuple(params.items()), family=family.name)
 
 
 def family_columns(family: TrecFamily, params: str | None) -> list[Column]:
-    """The columns of ``family`` with the parameter text ``params`` (None: its default)."""
+    """The columns of ``family`` with the parameter text ``params`` (None: its default).
+
+    Raises :class:`TrecParameterError` (a ``ValueError``) for parameters
+    trec_eval refuses when it initialises the measure.
+    """
     if family.key is None:  # runid: printed by the command line, no column
         return []
-    measure = BY_KEY[family.key]
     given = params is not None
     text = params if params is not None else family.default
-
-    def column(name: str, value: Any) -> Column:
-        return Column(name, measure, ((family.param, value),), family=family.name)
-
     if family.kind == "none":
-        if given:
-            msg = f"measure {family.name!r} takes no parameters, got {params!r}"
-            raise ValueError(msg)
-        return [Column(family.name, measure, family=family.name)]
+        return [_column(family, family.name, {})]
     if family.kind == "long_cutoffs":
-        return [column(f"{family.name}_{k}", k) for k in _long_cutoffs(family.name, text)]
+        return [
+            _column(family, f"{family.name}_{k}", {family.param: k})
+            for k in _long_cutoffs(family.name, text)
+        ]
     if family.kind == "double_cutoffs":
-        values = _double_cutoffs(family.name, text)
-        return [column(f"{family.name}_{value:3.2f}", value) for value in values]
+        width = len(family.name) + 9  # trec_eval's buffer truncates longer names
+        return [
+            _column(family, f"{family.name}_{c_double_text(value)}"[:width], {family.param: value})
+            for value in _double_cutoffs(family.name, text)
+        ]
+    name = f"{family.name}_{text}" if given else family.name
     if family.kind == "pairs" and not given:  # the measure's own gains or persistence
-        return [Column(family.name, measure, family=family.name)]
-    parsed = _doubles(family.name, text) if family.kind == "doubles" else _pairs(family.name, text)
+        return [_column(family, name, {})]
+    values = _doubles(text) if family.kind == "doubles" else _pairs(family.name, text)
     try:
-        value = family.read(parsed)
+        return [_column(family, name, family.read(values))]
     except ValueError as error:
-        msg = f"measure {family.name!r}: {error}"
-        raise ValueError(msg) from None
-    return [column(_named(family, text, given), value)]
+        message = str(error).removeprefix(f"measure {name!r}: ")
+        msg = f"measure {family.name!r}: {message}"
+        raise TrecParameterError(msg) from None
 
 
 def parse_trec_name(name: str) -> list[Column] | None:
@@ -262,10 +369,16 @@ def parse_trec_name(name: str) -> list[Column] | None:
     if split is None:
         return None
     base, params, single = split
-    if params == "":
-        msg = f"measure {name!r}: empty parameter list after '.'"
+    if base in JUDGEMENT_GROUP_FAMILIES:
+        msg = (
+            f"measure {name!r} averages over the judgement groups of `-R qrels_jg` qrels: "
+            "use it with `rankmetrics trec-eval -R qrels_jg`"
+        )
         raise ValueError(msg)
-    columns = family_columns(_BY_NAME[base], params)
+    if params == "":
+        msg = f"measure {name!r}: empty parameter list after '.' (trec_eval: illegal measure)"
+        raise ValueError(msg)
+    columns = family_columns(BY_NAME[base], params)
     if single:
         # `P_10` names one cutoff and keeps its own spelling.
         return [Column(name, c.measure, c.params, c.threshold, c.family) for c in columns]

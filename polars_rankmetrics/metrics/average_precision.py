@@ -16,6 +16,7 @@ from polars_rankmetrics._validate import (
     optional,
 )
 from polars_rankmetrics.engine import Ranked, Ranking, evaluate_one, statistic
+from polars_rankmetrics.engine.ranked import in_order
 from polars_rankmetrics.engine.ties import (
     expected_ap_over_hits,
     expected_hit,
@@ -30,11 +31,14 @@ Denominator: TypeAlias = Literal["min_k_r", "r", "hits"]
 def ap_statistic(
     ranked: Ranked, no_relevant: NoRelevant, *, k: int | None = None, denominator: Denominator = "r"
 ) -> pl.Expr:
-    """AP over a ranked list, or AP@k with one of three denominators."""
+    """AP over a ranked list, or AP@k with one of three denominators.
+
+    The precision terms are added in rank order, then divided (trec_eval's ``map``).
+    """
     if k is None:
-        value = ranked.aggregate(expected_precision_terms(ranked).sum()) / ranked.n_relevant
+        value = ranked.aggregate(in_order(expected_precision_terms(ranked))) / ranked.n_relevant
         return ranked.if_relevant(value, no_relevant)
-    total = ranked.aggregate(expected_precision_terms(ranked).head(k).sum())
+    total = ranked.aggregate(in_order(expected_precision_terms(ranked).head(k)))
     if denominator == "hits" and ranked.ties == "average":
         # E[sum / hits] is not E[sum] / E[hits]: see expected_ap_over_hits.
         value = ranked.aggregate(expected_ap_over_hits(ranked, k))
@@ -46,6 +50,17 @@ def ap_statistic(
         hits = ranked.aggregate(expected_hit(ranked, k).sum())
         value = pl.when(hits > 0).then(total / hits).otherwise(0.0)
     return ranked.if_relevant(value, no_relevant)
+
+
+@statistic()
+def yaap_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
+    """trec_eval's yaap: ``log((1 + s) / (1 + R - s))``, where s is AP's sum of precision terms.
+
+    Defined for every query (0 when nothing relevant is retrieved and R = 0);
+    negative when the relevant rows rank low.
+    """
+    total = ranked.aggregate(in_order(ranked.precision_terms))
+    return ((1.0 + total) / (1.0 + ranked.n_relevant - total)).log()
 
 
 def average_precision(

@@ -7,6 +7,7 @@ normalised gain ``G`` and the binary gain ``binG``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ from polars_rankmetrics._validate import (
     optional,
 )
 from polars_rankmetrics.engine import Ranked, Ranking, evaluate_one, statistic
+from polars_rankmetrics.engine.ranked import in_order, log2
 from polars_rankmetrics.engine.ties import tie_mean
 
 Gains = tuple[tuple[int, float], ...]
@@ -82,7 +84,7 @@ def dcg_statistic(
         gains = ranked.gain(top, gain)
     else:
         gains = ranked.top_retrieved_gain(k, gain)
-    return ranked.aggregate((gains * ranked.top_discount(k)).sum())
+    return ranked.aggregate(in_order(gains / ranked.top_log2_rank(k)))
 
 
 def _ideal_dcg(ranked: Ranked, k: int, gain: Gain, relevant_only: bool = False) -> pl.Expr:
@@ -92,7 +94,7 @@ def _ideal_dcg(ranked: Ranked, k: int, gain: Gain, relevant_only: bool = False) 
     if relevant_only:  # still in decreasing order: the admitted labels are the highest
         labels = _relevant_only(ranked, labels)
     ideal = ranked.gain(labels, gain).head(k)
-    return ranked.aggregate((ideal * ranked.top_discount(k)).sum())
+    return ranked.aggregate(in_order(ideal / ranked.top_log2_rank(k)))
 
 
 def _no_custom_gains(params: Mapping[str, Any]) -> bool:
@@ -139,35 +141,121 @@ def ndcg_statistic(
 # ------------------------------------------------ trec_eval's gain measures
 
 
-def _gain(ranked: Ranked, gains: Gains) -> pl.Expr:
-    """Return the gain of each row: its label (default) or its level's custom gain.
+def _listed(gains: Gains, level: int) -> float | None:
+    """The custom gain of ``level``: the first pair that names it."""
+    return next((value for listed, value in gains if listed == level), None)
 
-    Unjudged rows (null or negative labels) gain 0, as in trec_eval.
+
+def _judged_gain(ranked: Ranked, gains: Gains) -> pl.Expr:
+    """The gain of each judged row (its level's custom gain, else its label); 0 if unjudged.
+
+    The ideal ranking orders these: trec_eval counts only judged rows in it.
     """
     if not gains:
         return ranked.label
     # `pl`, `pl.when(...).then(...)` and its chain all offer `.when`.
     chain: Any = pl
     for level, value in gains:
-        chain = chain.when(ranked.raw == float(level)).then(pl.lit(value))
-    level_gain: pl.Expr = chain.otherwise(ranked.raw)
+        if level >= 0:
+            chain = chain.when(ranked.raw == float(level)).then(pl.lit(value))
+    level_gain: pl.Expr = ranked.raw if chain is pl else chain.otherwise(ranked.raw)
     return pl.when(ranked.judged).then(level_gain).otherwise(0.0)
 
 
+def trec_gain(ranked: Ranked, gains: Gains) -> pl.Expr:
+    """The gain of each row in the ranking (trec_eval's ``get_gain``).
+
+    A judged row gains its level's custom gain, else its label. An unjudged row
+    gains 0, unless a custom gain names level -1 (a row not in the qrels: a null
+    label) or -2 (a row in the pool but unjudged: a negative label), trec_eval's
+    codes for them.
+    """
+    judged = _judged_gain(ranked, gains)
+    not_in_pool, unjudged = _listed(gains, -1), _listed(gains, -2)
+    if not_in_pool is None and unjudged is None:
+        return judged
+    return (
+        pl.when(ranked.judged)
+        .then(judged)
+        .when(ranked.raw.is_null())
+        .then(pl.lit(not_in_pool or 0.0))
+        .otherwise(pl.lit(unjudged or 0.0))
+    )
+
+
 def _retrieved_gain(ranked: Ranked, gains: Gains) -> pl.Expr:
-    return pl.when(ranked.retrieved).then(_gain(ranked, gains)).otherwise(0.0)
+    return pl.when(ranked.retrieved).then(trec_gain(ranked, gains)).otherwise(0.0)
+
+
+_TABLE_LEVELS = 32
+"""Up to this many judged levels, fractional custom gains follow trec_eval's gain table."""
+
+
+def _glibc_merge_sort(entries: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """Sort ``(level, gain)`` entries as trec_eval does: glibc's merge sort.
+
+    It compares ``(int)(gain1 - gain2)``, so gains less than 1 apart compare
+    equal and keep their order.
+    """
+    if len(entries) <= 1:
+        return entries
+    half = len(entries) // 2
+    left, right = _glibc_merge_sort(entries[:half]), _glibc_merge_sort(entries[half:])
+    merged = []
+    while left and right:
+        merged.append(left.pop(0) if int(left[0][1] - right[0][1]) <= 0 else right.pop(0))
+    return merged + left + right
+
+
+def gain_table_order(gains: Gains, levels: int) -> dict[int, int]:
+    """The order in which trec_eval fills the ideal ranking from levels 0..``levels``-1.
+
+    trec_eval lists the custom gains, then every other level (gain = level),
+    sorts them (:func:`_glibc_merge_sort`) and fills the ideal ranking from the
+    last entry down, skipping levels no document has, and stopping at the first
+    level some document has whose gain is <= 0. Returns each level's place.
+    """
+    listed = dict(gains)
+    table = list(gains) + [(level, float(level)) for level in range(levels) if level not in listed]
+    return {level: place for place, (level, _) in enumerate(reversed(_glibc_merge_sort(table)))}
 
 
 def _ideal_gains(ranked: Ranked, gains: Gains) -> pl.Expr:
-    """Return the positive gains of every judged row, largest first, then zeros."""
-    return _gain(ranked, gains).sort(descending=True).clip(lower_bound=0.0)
+    """Return the positive gains of every judged row in the ideal order, then zeros.
+
+    The ideal order is by gain, largest first; with custom gains that are not
+    whole numbers, it is trec_eval's gain table order (:func:`gain_table_order`),
+    which differs when two gains are less than 1 apart.
+    """
+    judged_gain = _judged_gain(ranked, gains)
+    if all(float(gain).is_integer() for _, gain in gains):
+        return judged_gain.sort(descending=True).clip(lower_bound=0.0)
+    levels = ranked.raw.filter(ranked.judged).max() + 1.0
+    mapping = {
+        (count * 1024 + level): float(place)
+        for count in range(1, _TABLE_LEVELS + 1)
+        for level, place in gain_table_order(gains, count).items()
+        if level >= 0
+    }
+    key = (levels * 1024.0 + ranked.raw).cast(pl.Int64, strict=False)
+    place = key.replace_strict(mapping, default=None, return_dtype=pl.Float64)
+    place = pl.when(levels <= _TABLE_LEVELS).then(place).otherwise(-judged_gain)
+    place = pl.when(ranked.judged).then(place)
+    stop = place.filter(judged_gain <= 0.0).min()
+    walked = place.is_not_null() & (stop.is_null() | (place < stop))
+    ordered = pl.when(walked).then(judged_gain).otherwise(0.0)
+    return ordered.sort_by(place.fill_null(math.inf)).clip(lower_bound=0.0)
 
 
 def _cumulative_dcg(ranked: Ranked, gains: Gains) -> tuple[pl.Expr, pl.Expr]:
-    """Return the cumulative DCG of the ranking and of the ideal ranking, per position."""
-    discount = ranked.discount
-    dcg = (_retrieved_gain(ranked, gains) * discount).cum_sum()
-    ideal = (_ideal_gains(ranked, gains) * discount).cum_sum()
+    """Return the running DCG of the ranking and of the ideal ranking, per position.
+
+    Each gain is divided by ``log2(rank + 1)`` and added in rank order, as
+    trec_eval does (``cum_sum`` adds in order).
+    """
+    log2_rank = ranked.log2_rank
+    dcg = (_retrieved_gain(ranked, gains) / log2_rank).cum_sum()
+    ideal = (_ideal_gains(ranked, gains) / log2_rank).cum_sum()
     return dcg, ideal
 
 
@@ -176,7 +264,7 @@ def _dcg_parts(ranked: Ranked, gains: Gains, k: int | None = None) -> tuple[pl.E
     dcg, ideal = _cumulative_dcg(ranked, gains)
     if k is not None:
         dcg, ideal = dcg.head(k), ideal.head(k)
-    return dcg.last(), ideal.last()
+    return dcg.last().fill_null(0.0), ideal.last().fill_null(0.0)
 
 
 def _count(mask: pl.Expr) -> pl.Expr:
@@ -191,30 +279,35 @@ def _safe_ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
 @statistic(gains=check_gains)
 def trec_dcg_statistic(ranked: Ranked, no_relevant: NoRelevant, *, gains: Gains = ()) -> pl.Expr:
     """DCG over the whole ranking, with custom gains (trec_eval's ``dcg``)."""
-    return _dcg_parts(ranked, gains)[0].fill_null(0.0)
+    return _dcg_parts(ranked, gains)[0]
 
 
 @statistic(gains=check_gains)
 def ideal_dcg_statistic(ranked: Ranked, no_relevant: NoRelevant, *, gains: Gains = ()) -> pl.Expr:
     """The ideal DCG over every judged row, with custom gains (trec_eval's ``ideal_dcg``)."""
-    return _dcg_parts(ranked, gains)[1].fill_null(0.0)
+    return _dcg_parts(ranked, gains)[1]
 
 
 @statistic(gains=check_gains)
 def ndcg_rel_statistic(ranked: Ranked, no_relevant: NoRelevant, *, gains: Gains = ()) -> pl.Expr:
     """ndcg_rel: nDCG averaged over the ranks of the rows with a positive gain.
 
-    A positive-gain row that is not retrieved contributes the final nDCG.
+    ``(sum of nDCG@i over the retrieved ranks i with a positive gain, in rank
+    order, + (g - f)·nDCG) / g``, where g counts the judged rows with a positive
+    gain, f the retrieved ones, and nDCG is over the whole ranking. "Relevant"
+    means a positive gain here, whatever the relevance threshold (as in
+    trec_eval, where ``-l`` does not change it). 0 when the sum is not positive;
+    undefined (``no_relevant``) without positive gains.
     """
     dcg, ideal = _cumulative_dcg(ranked, gains)
-    positive = _ideal_gains(ranked, gains) > 0.0
-    n_positive = _count(positive)
+    n_positive = _count(_ideal_gains(ranked, gains) > 0.0)
     found = ranked.retrieved & (_retrieved_gain(ranked, gains) > 0.0)
-    at_found = (dcg / ideal).filter(found).sum()
+    at_found = in_order((dcg / ideal).filter(found))
     rest = (n_positive - _count(found)) * dcg.last() / ideal.last()
     total = at_found + rest
-    value = pl.when((n_positive > 0) & (total > 0)).then(total / n_positive)
-    return ranked.if_relevant(value.otherwise(0.0), no_relevant)
+    value = pl.when(total > 0.0).then(total / n_positive).otherwise(0.0)
+    fallback = None if no_relevant == "null" else 0.0
+    return pl.when(n_positive > 0.0).then(value).otherwise(fallback)
 
 
 @statistic(gains=check_gains)
@@ -224,6 +317,8 @@ def r_ndcg_statistic(ranked: Ranked, no_relevant: NoRelevant, *, gains: Gains = 
     Those ranks are the ends of the runs of equal gain in the ideal ranking
     (the R levels); when the run retrieves at least two rows more than there
     are positive gains, nDCG at the end of the ranking is averaged in as well.
+    The values are added in rank order. With no such rank (no positive gain)
+    the mean is 0/0, NaN, as in trec_eval.
     """
     dcg, ideal = _cumulative_dcg(ranked, gains)
     ideal_gain = _ideal_gains(ranked, gains)
@@ -232,14 +327,11 @@ def r_ndcg_statistic(ranked: Ranked, no_relevant: NoRelevant, *, gains: Gains = 
     level_ends = (position < n_positive) & (
         (position == n_positive - 1.0) | (ideal_gain.shift(-1) != ideal_gain)
     )
-    ratio = dcg / ideal
-    extra = _count(ranked.retrieved) >= n_positive + 2.0
-    total = ratio.filter(level_ends).sum() + pl.when(extra).then(
-        dcg.last() / ideal.last()
-    ).otherwise(0.0)
+    at_ends = in_order((dcg / ideal).filter(level_ends))
+    extra = (_count(ranked.retrieved) >= n_positive + 2.0) & (ideal.last() > 0.0)
+    total = pl.when(extra).then(at_ends + dcg.last() / ideal.last()).otherwise(at_ends)
     count = _count(level_ends) + extra.cast(pl.Float64)
-    value = _safe_ratio(total, count)
-    return ranked.if_relevant(value, no_relevant)
+    return ranked.if_relevant(total / count, no_relevant)
 
 
 @statistic(gains=check_gains)
@@ -250,23 +342,25 @@ def normalized_gain_statistic(
 
     ``G(i) = gain(i) / log2(2 + cost(i) - found(i))``, where ``found(i)`` sums the
     gains retrieved up to rank i and ``cost(i)`` sums ``max(ideal gain, 1)`` up to
-    rank i. G is the sum over ranks divided by the total ideal gain.
+    rank i. G is the sum over ranks divided by the total ideal gain (sums in
+    rank order, as trec_eval's).
     """
     gain = _retrieved_gain(ranked, gains)
     ideal = _ideal_gains(ranked, gains)
     cost = ideal.clip(lower_bound=1.0).cum_sum()
     found = gain.cum_sum()
-    term = pl.when(ranked.retrieved & (gain != 0.0)).then(gain / (2.0 + cost - found).log(2))
-    total_ideal = ideal.sum()
-    return _safe_ratio(term.otherwise(0.0).sum(), total_ideal)
+    whole = all(float(value).is_integer() for _, value in gains)
+    discount = log2(2.0 + cost - found, whole=whole)
+    term = pl.when(ranked.retrieved & (gain != 0.0)).then(gain / discount)
+    return _safe_ratio(in_order(term.otherwise(0.0)), in_order(ideal))
 
 
 @statistic()
 def binary_gain_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
-    """binG: mean over relevant rows of ``1 / log2(2 + non-relevant rows above)``."""
+    """binG: ``(sum over relevant retrieved rows of 1 / log2(2 + non-relevant rows above)) / R``."""
     hit = ranked.top_hit(None)
     nonrelevant_above = ranked.rank - hit.cast(pl.Float64).cum_sum()
-    value = (1.0 / (2.0 + nonrelevant_above).log(2)).filter(hit).sum() / ranked.n_relevant
+    value = in_order((1.0 / log2(2.0 + nonrelevant_above)).filter(hit)) / ranked.n_relevant
     return ranked.if_relevant(value, no_relevant)
 
 

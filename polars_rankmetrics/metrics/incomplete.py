@@ -17,6 +17,7 @@ incomplete and imperfect judgments", CIKM 2006 (infAP).
 
 from __future__ import annotations
 
+import math
 from typing import Literal, TypeAlias
 
 import polars as pl
@@ -30,6 +31,7 @@ from polars_rankmetrics._validate import (
     optional,
 )
 from polars_rankmetrics.engine import Ranked, statistic
+from polars_rankmetrics.engine.ranked import in_order
 
 INFAP_EPSILON = 0.00001
 """trec_eval's smoothing constant in infAP."""
@@ -67,8 +69,9 @@ def bpref_statistic(
     n_relevant = ranked.n_relevant.cast(pl.Float64)
     above = _cumulative(nonrelevant & ranked.retrieved)
     scale = pl.min_horizontal(_count(nonrelevant), n_relevant)
-    term = pl.when(above > 0).then(1.0 - pl.min_horizontal(above, n_relevant) / scale)
-    value = term.otherwise(1.0).filter(ranked.top_hit(None)).sum() / n_relevant
+    ratio = ranked.at_each(pl.min_horizontal(above, n_relevant), scale)
+    term = pl.when(above > 0).then(1.0 - ratio)
+    value = in_order(term.otherwise(1.0).filter(ranked.top_hit(None))) / n_relevant
     return ranked.if_relevant(value, no_relevant)
 
 
@@ -95,14 +98,14 @@ def inferred_ap_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
         / (relevant_above + nonrelevant_above + 2.0 * INFAP_EPSILON)
     )
     term = pl.when(position == 0.0).then(1.0).otherwise(expected)
-    value = term.filter(hit).sum() / ranked.n_relevant
+    value = in_order(term.filter(hit)) / ranked.n_relevant
     return ranked.if_relevant(value, no_relevant)
 
 
 @statistic(k=check_k)
 def unjudged_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int) -> pl.Expr:
     """The fraction of the top k that is unjudged; missing places count as judged (``unj``)."""
-    return _count(ranked.unjudged_retrieved.head(k)) / k
+    return ranked.divide(_count(ranked.unjudged_retrieved.head(k)), k)
 
 
 @statistic(k=optional(check_k))
@@ -120,8 +123,17 @@ def judged_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int | None =
 
 
 def _length(value: object, name: str) -> int:
-    """A string length: trec_eval truncates the parameter; past 2**62 it changes nothing."""
-    return min(max(int(check_number(value, name)), 0), MAX_CUTOFF)
+    """A string length, read as trec_eval reads it: truncated to a C ``long``, negative as 0.
+
+    A length that no ``long`` holds (NaN, an infinity, 1e30) is 0, as on x86;
+    past 2**62 the string is the whole ranking anyway.
+    """
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        check_number(value, name)
+    number = float(value)  # type: ignore[arg-type]
+    if not math.isfinite(number) or abs(number) >= 2.0**63:
+        return 0
+    return min(max(int(number), 0), MAX_CUTOFF)
 
 
 @statistic(dtype=pl.String(), length=_length)

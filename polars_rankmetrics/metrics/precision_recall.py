@@ -29,8 +29,8 @@ def _hits(ranked: Ranked, k: int) -> pl.Expr:
 
 @statistic(exact_average=True, top_k="k", k=check_k)
 def precision_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int) -> pl.Expr:
-    """P@k over a ranked list."""
-    return _hits(ranked, k) / k
+    """P@k over a ranked list: the hits divided by k (a true division, as trec_eval's)."""
+    return ranked.divide(_hits(ranked, k), k)
 
 
 @statistic(exact_average=True, top_k="k", k=check_k)
@@ -85,17 +85,31 @@ def relative_precision_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: 
 
 
 def _multiple(value: object, name: str) -> float:
-    return check_number(value, name, low=0.0)
+    """Any real number: a multiple whose rank is not a positive whole number gives 0."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return check_number(value, name)
+    return float(value)
+
+
+_LONG_RANGE = 2.0**63
+"""trec_eval truncates the rank to a C ``long``; outside its range (or NaN) it matches nothing."""
 
 
 @statistic(multiple=_multiple)
 def r_precision_multiple_statistic(
     ranked: Ranked, no_relevant: NoRelevant, *, multiple: float
 ) -> pl.Expr:
-    """Precision at rank ``floor(multiple·R + 0.9)``, 0 when that rank is 0 (``Rprec_mult``)."""
-    cutoff = (multiple * ranked.n_relevant.cast(pl.Float64) + 0.9).floor()
-    hits = ranked.top_hit(cutoff.cast(pl.Int64)).sum()
-    return ranked.if_relevant(_safe_ratio(hits, cutoff), no_relevant)
+    """Precision at rank ``c = trunc(multiple·R + 0.9)``, 0 when c < 1 (``Rprec_mult``).
+
+    As in trec_eval, a multiple that gives no rank a C ``long`` can hold
+    (NaN, an infinity, a rank of 2**63 or more) gives 0.
+    """
+    rank = multiple * ranked.n_relevant.cast(pl.Float64) + 0.9
+    valid = rank.is_finite() & (rank >= 1.0) & (rank < _LONG_RANGE)
+    length = pl.when(valid).then(rank).otherwise(1.0).clip(1.0, 2.0**62).floor().cast(pl.Int64)
+    hits = ranked.top_hit(length).sum()
+    value = pl.when(valid).then(hits / rank.floor()).otherwise(0.0)
+    return ranked.if_relevant(value, no_relevant)
 
 
 def precision_at_k(

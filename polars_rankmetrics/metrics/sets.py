@@ -10,6 +10,7 @@ Definitions follow trec_eval 10 (``m_<name>.c``).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 import polars as pl
@@ -111,14 +112,25 @@ def _coefficients(value: object, name: str) -> tuple[float, float, float, float]
     return a, b, c, d
 
 
-@statistic(exact_average=True, coefficients=_coefficients)
+def _collection_size(value: object, name: str) -> int:
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    msg = f"`{name}` must be an int, got {value!r}"
+    raise ValueError(msg)
+
+
+@statistic(exact_average=True, coefficients=_coefficients, collection_size=_collection_size)
 def utility_statistic(
-    ranked: Ranked, no_relevant: NoRelevant, *, coefficients: tuple[float, float, float, float]
+    ranked: Ranked,
+    no_relevant: NoRelevant,
+    *,
+    coefficients: tuple[float, float, float, float],
+    collection_size: int = 0,
 ) -> pl.Expr:
     """``a·(rel ret) + b·(nonrel ret) + c·(rel not ret) + d·(nonrel not ret)``.
 
-    The collection size is unknown, so the last cell is ``-(ret + R - rel ret)``,
-    as trec_eval computes it without ``-N``.
+    The last cell is ``N - ret - R + rel ret`` for a collection of N documents
+    (trec_eval's ``-N``, default 0 as in trec_eval, which makes it negative).
     """
     a, b, c, d = coefficients
     hits = _hits(ranked)
@@ -128,5 +140,5 @@ def utility_statistic(
         a * hits
         + b * (retrieved - hits)
         + c * (relevant - hits)
-        + d * (hits - retrieved - relevant)
+        + d * (collection_size + hits - retrieved - relevant)
     )
