@@ -13,6 +13,10 @@ from polars_rankmetrics.trec import cli as trec_cli
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``rankmetrics``; returns the process exit code."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["trec-eval"]:
+        # trec_eval's own command line (GNU getopt, not argparse): see trec/trec_eval.py.
+        return trec_cli.run(arguments[1:])
     parser = argparse.ArgumentParser(
         prog="rankmetrics", description="Ranking metrics as lazy polars expressions."
     )
@@ -20,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Each module adds its own subcommand and sets `run` as the parser's default.
     for module in (demo, trec_cli, compare_cli):
         module.add_subcommand(subcommands)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     exit_code: int = args.run(args)
     return exit_code
 

@@ -10,29 +10,34 @@ counts; trec_eval's geometric mean for ``gm_map``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import polars as pl
 
-from polars_rankmetrics._validate import DocOrder, TieBreak, check_choice, check_k, is_integral
-from polars_rankmetrics.engine import Ranking, Threshold
+from polars_rankmetrics._validate import TieBreak, check_choice, check_k, is_integral
 from polars_rankmetrics.measures import Column, parse_measures
-from polars_rankmetrics.multi import columns_struct
 from polars_rankmetrics.trec.inputs import check_not_swapped, read_qrels, read_run
-from polars_rankmetrics.trec.subtopics import judged_subtopics, reads_subtopics, subtopic_fields
+from polars_rankmetrics.trec.subtopics import judged_subtopics, reads_subtopics
+from polars_rankmetrics.trec.topics import (
+    HAS_RELEVANT,
+    IN_QRELS,
+    IN_RUN,
+    PLACEHOLDER_DOC,
+    ROW,
+    topic_values,
+    truncate,
+)
+from polars_rankmetrics.trec.topics import judged_only as judged_only_run
 
 Source: TypeAlias = str | Path | pl.LazyFrame | pl.DataFrame | Any
 """A run or qrels: a path (TREC file, ``.gz``, ``-``, parquet), a polars, pandas
 or pyarrow table, a nested dict, a ranx object, or ir_datasets records; see
 :mod:`polars_rankmetrics.trec.inputs`."""
 
-_IN_RUN = "_rankmetrics_in_run"
-_IN_QRELS = "_rankmetrics_in_qrels"
-_MEASURES = "_rankmetrics_measures"
-_HAS_RELEVANT = "_rankmetrics_has_relevant"
-_ROW = "_rankmetrics_row"
+OnMissing: TypeAlias = Literal["ignore", "error"]
+"""What :func:`evaluate` does with a qrels query missing from the run (without ``complete``)."""
 
 
 @dataclass(frozen=True)
@@ -59,8 +64,8 @@ class Evaluation:
     ignored_queries
         Queries in the run but not in the qrels: ignored, as trec_eval does.
     missing_queries
-        Queries in the qrels but not in the run: ignored by default, scored 0
-        with ``complete=True``.
+        Queries in the qrels but not in the run: ignored by default, scored as
+        trec_eval's ``-c`` scores them with ``complete=True``.
     no_relevant_queries
         Evaluated queries without a relevant document (their AP, recall, ...
         are 0).
@@ -92,111 +97,65 @@ def _check_unique(frame: pl.DataFrame, kind: str) -> None:
         raise ValueError(msg)
 
 
-def _truncate(run: pl.DataFrame, max_per_query: int) -> pl.DataFrame:
-    """Return the top ``max_per_query`` documents of each query, in trec_eval's order."""
-    ordered = run.sort(["query", "score", "doc"], descending=[False, True, True], nulls_last=True)
-    return ordered.filter(pl.int_range(pl.len()).over("query") < max_per_query)
-
-
-def _check_options(relevance_level: object, max_per_query: object, tie_break: object) -> None:
-    if not is_integral(relevance_level) or relevance_level < 1:  # type: ignore[operator]
-        msg = f"`relevance_level` must be an int >= 1, got {relevance_level!r}"
+def _check_options(
+    relevance_level: object,
+    max_per_query: object,
+    tie_break: object,
+    on_missing: object,
+    collection_size: object,
+) -> None:
+    if not is_integral(relevance_level) or relevance_level < 0:  # type: ignore[operator]
+        msg = (
+            f"`relevance_level` must be an int >= 0, got {relevance_level!r} (below 0, "
+            "trec_eval counts unjudged documents as relevant but not in R)"
+        )
         raise ValueError(msg)
-    if max_per_query is not None:
+    if max_per_query is not None and max_per_query != 0:
         check_k(max_per_query, "max_per_query")
     check_choice(tie_break, "tie_break", TieBreak)
-
-
-def _ranking(order: DocOrder, threshold: Threshold, carried: Mapping[str, pl.Expr]) -> Ranking:
-    """Each query's ranking: score descending, ties broken in ``order``."""
-    if order == "input":
-        return Ranking.build(
-            "relevance", ["score", _ROW], [True, False], threshold, carried=carried
-        )
-    return Ranking.build(
-        "relevance", ["score", "doc"], [True, order == "doc_descending"], threshold, carried=carried
-    )
-
-
-def _per_group(
-    qrels: pl.DataFrame,
-    run: pl.DataFrame,
-    columns: Sequence[Column],
-    relevance_level: int,
-    tie_break: TieBreak,
-) -> pl.DataFrame:
-    """One row per query of either side: the measures, and where the query appears."""
-    threshold = Threshold(relevance_level, inclusive=True)
-
-    def variant(column: Column) -> tuple[bool, DocOrder]:
-        order = tie_break if tie_break != "tool" else column.order or "doc_descending"
-        return column.judged_only, order
-
-    carried = subtopic_fields(qrels)
-
-    def ranking(key: Any) -> Ranking:
-        judged_only, order = key
-        plain = _ranking(order, threshold, carried)
-        return plain.judged_only() if judged_only else plain
-
-    statistics = columns_struct(columns, "zero", variant, ranking)
-    row = [_ROW] if _ROW in run.columns else []
-    judged = ["query", "doc", "relevance", *(["subtopics"] if carried else [])]
-    joined = (
-        run.lazy()
-        .select("query", "doc", "score", *row, pl.lit(True).alias(_IN_RUN))
-        .join(
-            qrels.lazy().select(*judged, pl.lit(True).alias(_IN_QRELS)),
-            on=["query", "doc"],
-            how="full",
-            coalesce=True,
-        )
-    )
-    relevant = (pl.col("relevance") >= relevance_level).fill_null(False)
-    return (
-        joined.group_by("query")
-        .agg(
-            statistics.alias(_MEASURES),
-            pl.col(_IN_RUN).any(),
-            pl.col(_IN_QRELS).any(),
-            relevant.any().alias(_HAS_RELEVANT),
-        )
-        .collect()
-    )
-
-
-def _counts(per_group: pl.DataFrame, relevance_level: int) -> dict[str, Any]:
-    in_run, in_qrels = pl.col(_IN_RUN), pl.col(_IN_QRELS)
-    counts = per_group.select(
-        ignored=(in_run & ~in_qrels).sum(),
-        missing=(in_qrels & ~in_run).sum(),
-        any_relevant=(in_qrels & pl.col(_HAS_RELEVANT)).any(),
-    ).row(0, named=True)
-    if not counts["any_relevant"]:
-        msg = (
-            f"the qrels have no relevant document (relevance >= {relevance_level}): "
-            "every measure would be 0"
-        )
+    check_choice(on_missing, "on_missing", OnMissing)
+    if not is_integral(collection_size):
+        msg = f"`collection_size` must be an int, got {collection_size!r}"
         raise ValueError(msg)
-    return counts
 
 
-def _values(per_group: pl.DataFrame, columns: Sequence[Column], complete: bool) -> pl.DataFrame:
-    """The evaluated queries' values; a query missing from the run scores 0 (``-c``)."""
-    in_run, in_qrels = pl.col(_IN_RUN), pl.col(_IN_QRELS)
-    evaluated = per_group.filter(in_qrels & (in_run | complete)).sort("query")
-    values = evaluated.select("query", in_run, _HAS_RELEVANT, pl.col(_MEASURES).struct.unnest())
-    # A query missing from the run scores 0 on everything but R and num_q.
-    zeroed = [
-        pl.when(in_run)
-        .then(pl.col(c.name))
-        .otherwise(pl.lit("" if c.dtype == pl.String else 0.0))
-        .cast(c.dtype)
-        .alias(c.name)
-        for c in columns
-        if c.measure.key not in ("NumRel", "NumQ")
-    ]
-    return values.with_columns(zeroed)
+def _placeholders(run: pl.DataFrame, missing: Sequence[str]) -> pl.DataFrame:
+    """trec_eval's ``-c``: each missing query ranks one placeholder document, score 1."""
+    if not missing:
+        return run
+    placeholders = pl.DataFrame(
+        {"query": list(missing), "doc": [PLACEHOLDER_DOC] * len(missing), "score": 1.0}
+    )
+    if ROW in run.columns:
+        first = run.height
+        placeholders = placeholders.with_row_index(ROW, offset=first)
+    return pl.concat([run, placeholders.select(run.columns)], how="vertical_relaxed")
+
+
+def _reset(columns: Sequence[Column]) -> list[pl.Expr]:
+    """The values trec_eval resets for a query scored against the placeholder (by name)."""
+    resets = []
+    for column in columns:
+        name = column.name
+        if name in ("num_ret", "utility", "rbp_resid") or name.startswith("unj"):
+            value: pl.Expr = pl.lit(0.0)
+        elif name == "relstring":
+            value = pl.lit("")
+        else:
+            continue
+        resets.append(pl.when(pl.col(IN_RUN)).then(pl.col(name)).otherwise(value).alias(name))
+    return resets
+
+
+def _with_collection_size(columns: Sequence[Column], size: int) -> list[Column]:
+    """The columns, ``utility``'s with the collection size (trec_eval's ``-N``)."""
+    sized = []
+    for column in columns:
+        if column.measure.key == "utility":
+            params = {**dict(column.params), "collection_size": size}
+            column = replace(column, params=tuple(params.items()))
+        sized.append(column)
+    return sized
 
 
 def evaluate(
@@ -210,6 +169,9 @@ def evaluate(
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     tie_break: TieBreak = "tool",
+    on_missing: OnMissing = "ignore",
+    judged_only: bool = False,
+    collection_size: int = 0,
 ) -> Evaluation:
     """
     Evaluate a run against qrels, with trec_eval's conventions and numbers.
@@ -226,12 +188,19 @@ def evaluate(
     Which queries count (trec_eval's rules):
 
     - by default, the queries in both the run and the qrels;
-    - with ``complete=True`` (trec_eval ``-c``), every qrels query, those
-      missing from the run scoring 0;
+    - with ``complete=True`` (trec_eval ``-c``), every qrels query: one missing
+      from the run is scored as trec_eval scores it, against a ranking of one
+      unjudged placeholder document (so 0 almost everywhere; ``num_ret``,
+      ``utility``, ``relstring``, ``unj`` and ``rbp_resid`` are then reset
+      to 0 or empty, as trec_eval resets them);
     - queries in the run but not in the qrels are ignored.
 
     What is ignored is reported on the result (``ignored_queries``,
-    ``missing_queries``), never dropped silently.
+    ``missing_queries``), never dropped silently. trec_eval itself stops with
+    an error at a qrels query missing from the run (without ``-c``):
+    ``on_missing='error'`` does the same. The numbers are trec_eval's doubles,
+    bit for bit (each query's terms added in rank order; the summary adds the
+    queries in query order, then divides).
 
     Parameters
     ----------
@@ -265,10 +234,13 @@ def evaluate(
     complete
         Average over every qrels query (trec_eval ``-c``).
     max_per_query
-        Keep only the first this many documents of each query (trec_eval ``-M``).
+        Keep only the first this many documents of each query (trec_eval ``-M``;
+        0 keeps none).
     relevance_level
-        A label >= this integer is relevant (trec_eval ``-l``), >= 1, for every
-        measure name without its own level (``AP(rel=2)``, ``map-l2``).
+        A label >= this integer is relevant (trec_eval ``-l``), >= 0, for every
+        measure name without its own level (``AP(rel=2)``, ``map-l2``); at 0
+        every judged document (label >= 0) is. The gain measures (``ndcg``,
+        ``G``, ``rbp``, ...) read the labels whatever the level, as in trec_eval.
     qrels_columns, run_columns
         Your column names, per side, where they are not the usual ones: a
         mapping from ``query``, ``doc``, ``relevance`` (qrels) or ``score``,
@@ -283,6 +255,16 @@ def evaluate(
         and ndeval (pyndeval's order) and ``Compat``; the run's order for the
         C/W/L names (``INST``, ``INST-T=1.0``, ...). Otherwise that order for
         every measure.
+    on_missing : {'ignore', 'error'}
+        A qrels query missing from the run (without ``complete``): ignored and
+        counted in ``missing_queries`` (default), or a ``ValueError`` naming it,
+        as trec_eval stops.
+    judged_only
+        Drop the unjudged documents (not in the qrels, or with a negative label)
+        of each query after ``max_per_query`` (trec_eval ``-J``).
+    collection_size
+        The number of documents in the collection, for ``utility`` (trec_eval
+        ``-N``, default 0).
 
     Returns
     -------
@@ -332,8 +314,12 @@ def evaluate(
     if not names:
         msg = "`measures` must name at least one measure"
         raise ValueError(msg)
-    parsed = tuple(column for name in names for column in parse_measures(name))
-    _check_options(relevance_level, max_per_query, tie_break)
+    _check_options(relevance_level, max_per_query, tie_break, on_missing, collection_size)
+    parsed = tuple(
+        _with_collection_size(
+            [column for name in names for column in parse_measures(name)], int(collection_size)
+        )
+    )
     diversity = reads_subtopics([column.bind("zero") for column in parsed])
     qrels_frame = read_qrels(qrels, qrels_columns, subtopics=diversity)
     run_frame = read_run(run, run_columns)
@@ -342,23 +328,38 @@ def evaluate(
         qrels_frame = judged_subtopics(qrels_frame, int(relevance_level))
     run_frame = run_frame.with_columns(pl.col("score").cast(pl.Float64))
     if any((tie_break == "tool" and c.order == "input") for c in parsed) or tie_break == "input":
-        run_frame = run_frame.with_row_index(_ROW)
+        run_frame = run_frame.with_row_index(ROW)
     _check_unique(run_frame, "run")
     _check_unique(qrels_frame, "qrels")
     run_id = ""
     if "run_id" in run_frame.columns:
         last = run_frame.get_column("run_id")[-1]
         run_id = "" if last is None else str(last)
-    if max_per_query is not None:
-        run_frame = _truncate(run_frame, max_per_query)
 
-    per_group = _per_group(qrels_frame, run_frame, parsed, int(relevance_level), tie_break)
-    counts = _counts(per_group, int(relevance_level))
-    values = _values(per_group, parsed, complete)
+    topics = qrels_frame.get_column("query").unique()
+    missing = topics.filter(~topics.is_in(run_frame.get_column("query").implode())).sort()
+    ignored = run_frame.get_column("query").unique().is_in(topics.implode()).not_().sum()
+    if missing.len() and not complete and on_missing == "error":
+        msg = (
+            f"query {missing[0]!r} of the qrels is not in the run ({missing.len()} such "
+            "queries): trec_eval stops there with status 4; pass complete=True to score "
+            "them, or on_missing='ignore'"
+        )
+        raise ValueError(msg)
+    ranked = run_frame.drop("run_id", strict=False).filter(pl.col("query").is_in(topics.implode()))
+    if complete:
+        ranked = _placeholders(ranked, missing.to_list())
+    ranked = truncate(ranked, max_per_query)
+    if judged_only:
+        ranked = judged_only_run(ranked, qrels_frame)
+    frame = topic_values(qrels_frame, ranked, parsed, int(relevance_level), tie_break)
+    scored = pl.col("query").is_in(missing.implode()).not_()
+    evaluated = frame.filter(pl.col(IN_QRELS) & (scored | complete))
+    values = evaluated.with_columns(scored.alias(IN_RUN)).with_columns(_reset(parsed))
     if values.height == 0:
         msg = (
             "no query is in both the run and the qrels: check that their query ids match "
-            f"(run has {counts['ignored']} query ids the qrels lack)"
+            f"(the run has {ignored} query ids the qrels lack)"
         )
         raise ValueError(msg)
     aggregate = values.select(
@@ -373,7 +374,7 @@ def evaluate(
         run_id=run_id,
         measures=parsed,
         n_queries=values.height,
-        ignored_queries=int(counts["ignored"]),
-        missing_queries=int(counts["missing"]),
-        no_relevant_queries=int((~values.get_column(_HAS_RELEVANT)).sum()),
+        ignored_queries=int(ignored),
+        missing_queries=missing.len(),
+        no_relevant_queries=int((~values.get_column(HAS_RELEVANT)).sum()),
     )

@@ -8,6 +8,7 @@ CSV reader and string kernels, so a multi-GB run reads in seconds.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -35,12 +36,22 @@ _LINE = "_rankmetrics_line"
 _NUMBER = "_rankmetrics_line_number"
 
 
+_SPACE = " \t\n\v\f\r"
+"""The white space that separates fields: C's ``isspace``, as trec_eval splits."""
+
+_TOKEN = "([^ \t\n\v\f\r]+)"
+_GAP = "[ \t\n\v\f\r]+"
+_SHOWN = 80
+"""How much of a malformed line an error message quotes."""
+
+
 def _scan_lines(path: str | Path) -> pl.LazyFrame:
     """Every line of ``path`` as one string, with its 1-based line number.
 
     NUL never occurs in TREC files (trec_eval forbids it), so it serves as a
     separator that keeps each whole line in one field; blank lines stay
-    (as null) so that line numbers are exact.
+    (as null) so that line numbers are exact. Bytes that are not UTF-8 are
+    read as U+FFFD, which :func:`_parse_batch` reports.
     """
     return pl.scan_csv(
         path,
@@ -50,12 +61,13 @@ def _scan_lines(path: str | Path) -> pl.LazyFrame:
         schema={_LINE: pl.String},
         row_index_name=_NUMBER,
         row_index_offset=1,
+        encoding="utf8-lossy",
     )
 
 
 def _skipped(lines: pl.Series) -> pl.Series:
-    """Blank lines and comment lines (``#``), which trec_eval skips."""
-    stripped = lines.str.strip_chars_start()
+    """Blank lines and comment lines (first non-blank character ``#``), which are skipped."""
+    stripped = lines.str.strip_chars_start(_SPACE)
     return (stripped.is_null() | (stripped == "") | stripped.str.starts_with("#")).fill_null(True)
 
 
@@ -64,71 +76,24 @@ def _split_fields(
 ) -> tuple[pl.DataFrame, pl.Series]:
     """Split whitespace-separated ``lines`` into ``names`` (null where malformed).
 
-    Returns the fields and which lines are skipped (blank or comments). Three
-    ways, cheapest first, each used only when the previous one cannot read
-    every line: one split on the file's separator (tab or space) when no other
-    whitespace occurs; the same split with each field stripped; and a regex
-    split on runs of whitespace. With ``rest``, anything after the last field
-    is ignored; without, it makes the line malformed.
+    Returns the fields and which lines are skipped (blank or comments). Fields
+    are separated by runs of C's white space (space, tab, CR, LF, VT, FF), as
+    ``bytes.split()`` and trec_eval split them; other Unicode spaces (such as
+    U+00A0) belong to their field. With ``rest``, anything after the last
+    field is ignored; without, it makes the line malformed.
     """
-    n = len(names)
-    sample = lines.drop_nulls().head(1)
-    separator = "\t" if sample.len() and "\t" in sample[0] else " "
-    parts = lines.str.split_exact(separator, n).struct.unnest()
-    extra = pl.col(f"field_{n}")
-    other_whitespace = r"[ \r\v\f]" if separator == "\t" else r"[\t\r\v\f]"
-    if not lines.str.contains(other_whitespace).any():
-        comments = lines.str.starts_with("#").fill_null(True)
-        fields = parts.select(pl.col(f"field_{i}").alias(name) for i, name in enumerate(names))
-        valid = parts.select(
-            pl.all_horizontal(
-                *(
-                    pl.col(f"field_{i}").is_not_null() & (pl.col(f"field_{i}") != "")
-                    for i in range(n)
-                ),
-                pl.lit(True) if rest else (extra.is_null() | (extra == "")),
-            )
-        ).to_series()
-        if (valid | comments).all():
-            return fields, comments
-    skipped = _skipped(lines)
-    fields = parts.select(
-        pl.col(f"field_{i}").str.strip_chars().alias(name) for i, name in enumerate(names)
-    )
-    if rest:
-        last = names[-1]
-        fields = fields.with_columns(
-            pl.col(last).str.split_exact(" ", 0).struct.field("field_0").alias(last)
-        )
-    valid_fields = pl.all_horizontal(
-        pl.col(name).is_not_null()
-        & (pl.col(name) != "")
-        & ~pl.col(name).str.contains(" ", literal=True)
-        for name in names
-    )
-    checked = fields.with_columns(
-        extra=parts.get_column(f"field_{n}").str.strip_chars(), skipped=skipped
-    ).select(
-        *names,
-        valid=(
-            valid_fields & (pl.lit(rest) | pl.col("extra").is_null() | (pl.col("extra") == ""))
-        ).fill_null(False)
-        | pl.col("skipped"),
-    )
-    if checked.get_column("valid").all():
-        return checked.select(names), skipped
-    # Runs of whitespace, or malformed lines: the general (regex) split.
-    field = r"(\S+)"
-    tail = r"(?:\s.*)?$" if rest else r"\s*$"
-    pattern = r"^\s*" + r"\s+".join([field] * n) + tail
+    tail = f"(?:{_GAP}.*)?$" if rest else f"[{_SPACE}]*$"
+    pattern = f"^[{_SPACE}]*" + _GAP.join([_TOKEN] * len(names)) + tail
     groups = lines.str.extract_groups(pattern).struct.unnest()
-    return groups.select(pl.col(str(i + 1)).alias(name) for i, name in enumerate(names)), skipped
+    fields = groups.select(pl.col(str(i + 1)).alias(name) for i, name in enumerate(names))
+    return fields, _skipped(lines)
 
 
 def _malformed(path: str, number: int, line: str | None, expected: str, problem: str) -> ValueError:
     text = "" if line is None else line.rstrip("\n")
+    shown = repr(text) if len(text) <= _SHOWN else f"{text[:_SHOWN]!r}... ({len(text)} characters)"
     return ValueError(
-        f"{path}:{number}: malformed line ({problem}; expected '{expected}'): {text!r}"
+        f"{path}:{number}: malformed line ({problem}; expected '{expected}'): {shown}"
     )
 
 
@@ -144,6 +109,9 @@ def _parse_batch(
     """Parse one batch of lines into a struct of fields; raise on a malformed line."""
     frame = batch.struct.unnest()
     lines = frame.get_column(_LINE)
+    if frame.height and frame.get_column(_NUMBER)[0] == 1:  # a byte order mark starts the file
+        lines = lines.str.strip_prefix("\ufeff")
+    undecodable = lines.str.contains("\ufffd", literal=True).fill_null(False)
     fields, skipped = _split_fields(lines, names, rest=rest)
     parsed = fields.with_columns(
         pl.col(name).cast(dtype, strict=False) for name, dtype in numeric.items()
@@ -152,12 +120,14 @@ def _parse_batch(
     bad_number = parsed.select(
         pl.any_horizontal(pl.col(name).is_null() for name in numeric)
     ).to_series()
-    bad = (missing.to_series() | bad_number) & ~skipped
+    bad = undecodable | ((missing.to_series() | bad_number) & ~skipped)
     if bad.any():
         index = int(bad.arg_true()[0])
         number = int(frame.get_column(_NUMBER)[index])
         line = lines[index]
-        if missing.to_series()[index]:
+        if undecodable[index]:
+            problem = "bytes that are not UTF-8 text"
+        elif missing.to_series()[index]:
             problem = f"{len(names)} whitespace-separated fields needed"
         else:
             wrong = [name for name in numeric if parsed.get_column(name)[index] is None]
@@ -165,6 +135,15 @@ def _parse_batch(
         raise _malformed(path, number, line, expected, problem)
     result = parsed.with_columns(pl.when(~skipped).then(pl.struct(names)).alias("_row"))
     return result.get_column("_row")
+
+
+def _check_path(path: Path) -> None:
+    if path.is_dir():
+        msg = f"{str(path)!r} is a directory, not a TREC file"
+        raise IsADirectoryError(msg)
+    if not path.is_file():
+        msg = f"no such TREC file: {str(path)!r}"
+        raise FileNotFoundError(msg)
 
 
 def _scan_trec(
@@ -176,9 +155,7 @@ def _scan_trec(
     numeric: Mapping[str, pl.DataType],
 ) -> pl.LazyFrame:
     path = Path(path)
-    if not path.is_file():
-        msg = f"no such TREC file: {str(path)!r}"
-        raise FileNotFoundError(msg)
+    _check_path(path)
     names = list(schema.names())
     parse = partial(
         _parse_batch, path=str(path), names=names, numeric=numeric, expected=expected, rest=rest
@@ -189,22 +166,76 @@ def _scan_trec(
     return _scan_lines(path).select(row.alias("_row")).drop_nulls("_row").unnest("_row")
 
 
-def _read_common_case(path: str | Path, schema: pl.Schema, *, rest: bool) -> pl.DataFrame | None:
+def _read_lines(path: str | Path, schema: pl.Schema, expected: str, *, rest: bool) -> pl.DataFrame:
+    """Read a TREC file line by line, eagerly: the general case of the readers.
+
+    A NUL byte or bytes that are not UTF-8 are refused, naming the line (unless
+    a line before it is malformed, which is then the one named).
+    """
+    path = Path(path)
+    _check_path(path)
+    data = path.read_bytes()
+    problem, position = None, data.find(b"\0")
+    if position >= 0:
+        problem = "a NUL byte"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if position < 0 or error.start < position:
+            position, problem = error.start, "bytes that are not UTF-8 text"
+    if problem is None:
+        return _parse_text(data.decode("utf-8"), path, schema, expected, rest=rest)
+    number = data.count(b"\n", 0, position) + 1
+    start = data.rfind(b"\n", 0, position) + 1
+    _parse_text(data[:start].decode("utf-8"), path, schema, expected, rest=rest)
+    line = data[start:].split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    raise _malformed(str(path), number, line, expected, problem)
+
+
+def _parse_text(
+    text: str, path: Path, schema: pl.Schema, expected: str, *, rest: bool
+) -> pl.DataFrame:
+    pieces = text.split("\n") if text else []
+    if pieces and pieces[-1] == "":
+        pieces.pop()
+    lines = pl.DataFrame(
+        {
+            _NUMBER: pl.int_range(1, len(pieces) + 1, eager=True),
+            _LINE: pl.Series(pieces, dtype=pl.String),
+        }
+    )
+    numeric = {name: dtype for name, dtype in schema.items() if dtype != pl.String}
+    rows = _parse_batch(
+        lines.to_struct(), path=str(path), names=list(schema.names()), numeric=numeric,
+        expected=expected, rest=rest,
+    )  # fmt: skip
+    return pl.DataFrame({"_row": rows}).drop_nulls("_row").unnest("_row").cast(schema)
+
+
+def read_common_case(
+    source: str | Path | bytes, schema: pl.Schema, *, rest: bool
+) -> pl.DataFrame | None:
     """Read a well-formed TREC file with polars' CSV reader, or return None.
 
     Most files use one separator (a tab or a single space) throughout and have
     no comments. Those are read natively, a few times faster than line by
     line. Anything else (runs of spaces, mixed whitespace, comments, a short,
-    long or unparsable line) shows up here as a parse error, a null field or a
-    field holding whitespace, and returns None: the line-based reader then reads
+    long or unparsable line, bytes that are not UTF-8) shows up here as a
+    parse error, a null field, a field holding whitespace or a first field
+    starting with ``#``, and returns None: the line-based reader then reads
     the file, naming any malformed line.
     """
-    with open(path, encoding="utf-8", errors="replace") as file:
-        first = file.readline()
+    if isinstance(source, bytes):
+        first = source.split(b"\n", 1)[0].decode("utf-8", errors="replace")
+        data: str | Path | io.BytesIO = io.BytesIO(source)
+    else:
+        with open(source, encoding="utf-8", errors="replace") as file:
+            first = file.readline()
+        data = source
     separator = "\t" if "\t" in first else " "
     try:
         frame = pl.read_csv(
-            path,
+            data,
             separator=separator,
             has_header=False,
             new_columns=list(schema.names()),
@@ -216,17 +247,14 @@ def _read_common_case(path: str | Path, schema: pl.Schema, *, rest: bool) -> pl.
         return None
     if frame.height == 0 or frame.null_count().sum_horizontal().item() > 0:
         return None
-    # Stray whitespace in a space-separated line shifts a later field into the
-    # rank, score or relevance, which then fails to parse; only a last string
-    # field (the run id) could absorb it unseen. In a tab-separated file any
-    # string field could hold a space.
+    # Stray whitespace shifts a later field into the rank, score or relevance,
+    # which then fails to parse; but a string field could also absorb it unseen
+    # (the run id, or any field of a tab-separated file). Comments are lines too.
     text = [name for name, dtype in schema.items() if dtype == pl.String]
-    suspects = text if separator == "\t" else [list(schema.names())[-1]]
-    suspects = [name for name in suspects if name in text]
-    if (
-        suspects
-        and frame.select(pl.any_horizontal(pl.col(suspects).str.contains(r"\s").any())).item()
-    ):
+    other = ["\t" if separator == " " else " ", "\n", "\v", "\f", "\r", "\x00"]
+    odd = pl.any_horizontal(pl.col(text).str.contains_any(other).any())
+    comment = pl.col(text[0]).str.starts_with("#").any()
+    if frame.select(odd | comment).item():
         return None
     return frame
 
@@ -297,8 +325,11 @@ def read_trec_run(path: str | Path) -> pl.DataFrame:
     │ q1    ┆ d2  ┆ 0.8   │
     └───────┴─────┴───────┘
     """
-    frame = _read_common_case(path, RUN_SCHEMA, rest=True)
-    return scan_trec_run(path).collect() if frame is None else frame
+    _check_path(Path(path))
+    frame = read_common_case(path, RUN_SCHEMA, rest=True)
+    if frame is not None:
+        return frame
+    return _read_lines(path, RUN_SCHEMA, "topic Q0 docno rank score run_id", rest=True)
 
 
 def scan_trec_qrels(path: str | Path) -> pl.LazyFrame:
@@ -368,5 +399,8 @@ def read_trec_qrels(path: str | Path) -> pl.DataFrame:
     │ q1    ┆ 0         ┆ d1  ┆ 2         │
     └───────┴───────────┴─────┴───────────┘
     """
-    frame = _read_common_case(path, QRELS_SCHEMA, rest=False)
-    return scan_trec_qrels(path).collect() if frame is None else frame
+    _check_path(Path(path))
+    frame = read_common_case(path, QRELS_SCHEMA, rest=False)
+    if frame is not None:
+        return frame
+    return _read_lines(path, QRELS_SCHEMA, "topic iteration docno relevance", rest=False)

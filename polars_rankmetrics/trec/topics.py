@@ -1,0 +1,159 @@
+"""Each query's measures, as trec_eval ranks it: shared by :func:`.evaluate` and the CLI.
+
+The run and the qrels are joined per (query, document), so that judged
+documents that were not retrieved still count in R and in the ideal DCG; each
+query is ranked once per tie order in use (trec_eval's: score descending, ties
+broken by document id descending, as byte strings) and every measure is read
+from that ranking, in trec_eval's arithmetic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from polars_rankmetrics._validate import DocOrder, TieBreak
+from polars_rankmetrics.engine import Ranking, Threshold
+from polars_rankmetrics.measures import Column
+from polars_rankmetrics.multi import columns_struct
+from polars_rankmetrics.trec.subtopics import subtopic_fields
+
+IN_RUN = "_rankmetrics_in_run"
+IN_QRELS = "_rankmetrics_in_qrels"
+HAS_RELEVANT = "_rankmetrics_has_relevant"
+ROW = "_rankmetrics_row"
+"""A run's row index, for measures whose tool breaks tied scores in the run's order."""
+_MEASURES = "_rankmetrics_measures"
+
+PLACEHOLDER_DOC = "ceci_nest_pas_un_docno"
+"""The one document trec_eval ranks (score 1) for a query missing from the run, under ``-c``."""
+
+GAIN_KEYS = frozenset(
+    {"nDCG", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg", "G", "RBP", "rbp_resid", "relstring"}
+)
+"""The measures that read gains (levels), not relevance: trec_eval's ``-l`` leaves them alone."""
+
+
+def trec_order(run: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame:
+    """The run sorted as trec_eval ranks it: by query, score descending, doc descending."""
+    return run.lazy().sort(
+        ["query", "score", "doc"], descending=[False, True, True], nulls_last=True
+    )
+
+
+def truncate(run: pl.DataFrame, max_per_query: int | None) -> pl.DataFrame:
+    """The top ``max_per_query`` documents of each query, in trec_eval's order (``-M``)."""
+    if max_per_query is None:
+        return run
+    ordered = trec_order(run)
+    return ordered.filter(pl.int_range(pl.len()).over("query") < max_per_query).collect()
+
+
+def judged_only(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
+    """The run without the documents that are unjudged (not in the qrels, or negative; ``-J``)."""
+    judged = qrels.filter(pl.col("relevance") >= 0).select("query", "doc").unique()
+    return run.join(judged, on=["query", "doc"], how="semi", maintain_order="left")
+
+
+def first_duplicates(frame: pl.DataFrame) -> dict[str, str]:
+    """For each query that lists a document twice, the smallest such document (byte order)."""
+    pair = pl.struct("query", "doc")
+    if frame.select(pair.hash().n_unique()).item() == frame.height:
+        return {}
+    doubled = frame.filter(pair.is_duplicated()).group_by("query").agg(pl.col("doc").min())
+    return dict(doubled.iter_rows())
+
+
+def _ranking(order: DocOrder, threshold: Threshold, carried: Mapping[str, pl.Expr]) -> Ranking:
+    """Each query's ranking: score descending, ties broken in ``order``."""
+    if order == "input":
+        return Ranking.build("relevance", ["score", ROW], [True, False], threshold, carried=carried)
+    descending = [True, order == "doc_descending"]
+    return Ranking.build("relevance", ["score", "doc"], descending, threshold, carried=carried)
+
+
+def _ranked_values(
+    qrels: pl.DataFrame,
+    run: pl.DataFrame,
+    columns: Sequence[Column],
+    threshold: Threshold,
+    tie_break: TieBreak,
+) -> pl.LazyFrame:
+    def variant(column: Column) -> tuple[bool, DocOrder]:
+        order = tie_break if tie_break != "tool" else column.order or "doc_descending"
+        return column.judged_only, order
+
+    carried = subtopic_fields(qrels)
+
+    def ranking(key: Any) -> Ranking:
+        only_judged, order = key
+        plain = _ranking(order, threshold, carried)
+        return plain.judged_only() if only_judged else plain
+
+    statistics = columns_struct(columns, "zero", variant, ranking)
+    row = [ROW] if ROW in run.columns else []
+    judged = ["query", "doc", "relevance", *(["subtopics"] if carried else [])]
+    joined = (
+        run.lazy()
+        .select("query", "doc", "score", *row, pl.lit(True).alias(IN_RUN))
+        .join(
+            qrels.lazy().select(*judged, pl.lit(True).alias(IN_QRELS)),
+            on=["query", "doc"],
+            how="full",
+            coalesce=True,
+        )
+    )
+    relevant = (pl.col("relevance") >= threshold.value).fill_null(False)
+    grouped = joined.group_by("query").agg(
+        statistics.alias(_MEASURES),
+        pl.col(IN_RUN).any(),
+        pl.col(IN_QRELS).any(),
+        relevant.any().alias(HAS_RELEVANT),
+    )
+    return grouped.select(
+        "query", IN_RUN, IN_QRELS, HAS_RELEVANT, pl.col(_MEASURES).struct.unnest()
+    )
+
+
+def topic_values(
+    qrels: pl.DataFrame,
+    run: pl.DataFrame,
+    columns: Sequence[Column],
+    relevance_level: int,
+    tie_break: TieBreak = "tool",
+) -> pl.DataFrame:
+    """One row per query of either side: the measures, and where the query appears.
+
+    ``run`` has ``query, doc, score`` (and :data:`ROW` for measures whose tool
+    keeps the run's order of tied scores), ``qrels`` has ``query, doc,
+    relevance`` (and ``subtopics`` for diversity measures); a document is
+    relevant at ``relevance >= relevance_level`` (>= 0). Measures undefined
+    without relevant documents are 0, as in trec_eval. Sorted by query.
+
+    At level 0 every judged document (level >= 0) is relevant: the measures of
+    relevance read qrels whose judged levels are all 1, at level 1, and the gain
+    measures (which trec_eval computes without ``-l``) read the levels themselves.
+    """
+    if relevance_level > 0:
+        threshold = Threshold(relevance_level, inclusive=True)
+        return _ranked_values(qrels, run, columns, threshold, tie_break).sort("query").collect()
+    gains = [column for column in columns if column.measure.key in GAIN_KEYS]
+    others = [column for column in columns if column.measure.key not in GAIN_KEYS]
+    judged = pl.col("relevance") >= 0
+    binary = qrels.with_columns(
+        pl.when(judged).then(1).otherwise(pl.col("relevance")).alias("relevance")
+    )
+    frames = []
+    if others or not gains:
+        threshold = Threshold(1, inclusive=True)
+        frames.append(_ranked_values(binary, run, others, threshold, tie_break))
+    if gains:
+        threshold = Threshold(0, inclusive=True)
+        frames.append(_ranked_values(qrels, run, gains, threshold, tie_break))
+    frame = frames[0]
+    if len(frames) == 2:
+        frame = frame.join(frames[1].drop(IN_RUN, IN_QRELS, HAS_RELEVANT), on="query")
+    names = [column.name for column in columns]
+    return frame.select("query", IN_RUN, IN_QRELS, HAS_RELEVANT, *names).sort("query").collect()
