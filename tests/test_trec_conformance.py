@@ -49,7 +49,7 @@ def test_table_formats_hold_the_same_numbers(
     import polars as pl
 
     target = tmp_path / "eval.parquet"
-    command = f"-q -m map -m P.5 --format parquet -o {target} qrels.test results.test"
+    command = f"-q -m map -m P.5 --format parquet --output {target} qrels.test results.test"
     _run_cli(trec_eval_dir, command, capsysbinary)
     table = pl.read_parquet(target)
     expected = {

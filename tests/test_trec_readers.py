@@ -134,26 +134,28 @@ def test_empty_and_unrelated_inputs() -> None:
         rm.evaluate(QRELS, RUN.clear(), "map")
     with pytest.raises(ValueError, match="the qrels is empty"):
         rm.evaluate(QRELS.clear(), RUN, "map")
-    with pytest.raises(ValueError, match="no relevant document"):
-        rm.evaluate(QRELS.with_columns(relevance=pl.lit(0)), RUN, "map")
+    # No relevant document at the level: trec_eval evaluates (gain measures may be > 0).
+    nothing = rm.evaluate(QRELS, RUN, ["map", "ndcg"], relevance_level=5)
+    assert nothing.no_relevant_queries == nothing.n_queries == 2
+    assert nothing.aggregate.row(0) == (0.0, rm.evaluate(QRELS, RUN, "ndcg").aggregate.item())
     with pytest.raises(ValueError, match="no query is in both"):
         rm.evaluate(QRELS, RUN.with_columns(query=pl.lit("9")).unique(["query", "doc"]), "map")
 
 
 def test_bad_parameters() -> None:
     with pytest.raises(ValueError, match="relevance_level"):
-        rm.evaluate(QRELS, RUN, "map", relevance_level=0)
+        rm.evaluate(QRELS, RUN, "map", relevance_level=-1)
     with pytest.raises(ValueError, match="max_per_query"):
-        rm.evaluate(QRELS, RUN, "map", max_per_query=0)
+        rm.evaluate(QRELS, RUN, "map", max_per_query=-1)
+    with pytest.raises(ValueError, match="on_missing"):
+        rm.evaluate(QRELS, RUN, "map", on_missing="exit")
     with pytest.raises(ValueError, match="unknown measure 'mapp'"):
         rm.evaluate(QRELS, RUN, "mapp")
     with pytest.raises(ValueError, match="cutoffs must be positive"):
         parse_measures("P.0,5")
-    with pytest.raises(ValueError, match="takes no parameters"):
-        parse_measures("map.5")
-    with pytest.raises(
-        ValueError, match=r"measure 'utility.1,2': `coefficients` must be 4 numbers"
-    ):
+    # As in trec_eval, a measure without parameters ignores a suffix.
+    assert [m.name for m in parse_measures("map.5")] == ["map"]
+    with pytest.raises(ValueError, match=r"measure 'utility': `coefficients` must be 4 numbers"):
         parse_measures("utility.1,2")
 
 
