@@ -24,8 +24,9 @@ be attached (-l2, -mmap) and long options abbreviated (--query).
   -c, --complete_rel_info_wanted average over every qrels query: a query missing
                                  from the run is scored against one placeholder
                                  document (without -c it stops with status 4)
-  -l, --level_for_rel N          the lowest relevant level (default 1); gain
-                                 measures (ndcg, G, rbp...) do not use it
+  -l, --level_for_rel N          the lowest relevant level (default 1; below 0 not
+                                 supported); gain measures (ndcg, G, rbp...) do
+                                 not use it
   -n, --nosummary                no summary lines
   -D, --Debug_level N[.QID]      evaluate only query QID; trec_eval's debug
                                  traces (N > 0) are not printed
