@@ -24,6 +24,7 @@ subtopic lists of diversity measures) travel with the ranking as
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -40,6 +41,21 @@ from polars_rankmetrics._validate import (
 )
 from polars_rankmetrics.engine.ranked import FIELDS, RAW, SCORE, Ranked, Threshold
 from polars_rankmetrics.engine.ties import annotate_tie_groups
+
+
+def numeric_score(score: pl.Expr) -> pl.Expr:
+    """``score`` in its own type, NaN read as null; a score that is not a number fails at collect.
+
+    Integers, floats and decimals are scores. ``floor`` is defined for exactly
+    those types, so a bool, string, date, duration, categorical, list or
+    all-null (``Null``) column fails at collect with polars' error "`floor`
+    operation not supported for dtype `bool` (expected: numeric)", whose
+    expression names the column. (A cast would parse the string "10" and sort
+    it below "9".) Comparing the floor with NaN finds the NaN scores without
+    ``fill_nan``, which refuses decimals; the score keeps its type, so integers
+    beyond 2**53 keep their order. It costs what ``fill_nan`` cost.
+    """
+    return pl.when(score.floor() != math.nan).then(score)
 
 
 @dataclass(frozen=True)
@@ -123,15 +139,18 @@ class Ranking:
     def numeric_relevance(self) -> pl.Expr:
         """The relevance as Float64; a column that is not numeric or bool fails at collect.
 
-        Arithmetic, unlike a cast, refuses strings and dates, with an error that
-        names the column ("arithmetic on dtypes str and dyn float is not allowed
-        (lhs: column 'label' ...)"), where a cast would parse "1" silently. It
-        costs nothing extra: a Python check would stop polars from evaluating
-        the encoding once for the whole column instead of group by group.
+        The mean of the one label takes numbers, decimals and bools, and refuses
+        any other type (strings, dates, durations, categoricals, lists) with an
+        error that names the column ("'horizontal_mean' expects numeric
+        expressions, found "label" (dtype=cat)"), where a cast would parse "1"
+        silently. It costs nothing extra: a Python check would stop polars from
+        evaluating the encoding once for the whole column instead of group by group.
 
         A NaN label is read as null: unjudged, as pandas writes a missing label.
         """
-        return (self.relevance + 0.0).cast(pl.Float64).fill_nan(None)
+        # `+ 0.0`, not only a cast: polars types the mean of a decimal as Float64
+        # but computes a decimal, so a cast alone is dropped as a no-op.
+        return (pl.mean_horizontal(self.relevance) + 0.0).cast(pl.Float64).fill_nan(None)
 
     @property
     def label(self) -> pl.Expr:
@@ -140,12 +159,10 @@ class Ranking:
 
     @property
     def score(self) -> pl.Expr | None:
-        """The primary score, with NaN read as null (not retrieved)."""
+        """The primary score, with NaN read as null (not retrieved); see :func:`numeric_score`."""
         if not self.by:
             return None
-        # fill_nan also refuses a score that is not numeric (a string, bool or
-        # date), failing at collect with the column in the error's expression.
-        return self.by[0].fill_nan(None)
+        return numeric_score(self.by[0])
 
     @property
     def retrieved(self) -> pl.Expr:

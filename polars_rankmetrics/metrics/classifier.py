@@ -491,11 +491,13 @@ def gauc(
         raise ValueError(msg)
     direction = check_descending(descending, len(scores))[0]
     check_choice(weight, "weight", GaucWeight)
-    level = check_number(threshold, "threshold", low=0.0)
     group = as_expr(query, "query")
-    score = scores[0].fill_nan(None)
+    # The labels and scores read as every metric reads them (NaN labels unjudged).
+    ranking = Ranking.build(relevance, scores[0], direction, threshold)
+    score = ranking.score
+    assert score is not None
     retrieved = score.is_not_null()
-    relevant = (as_expr(relevance) > level).fill_null(False)
+    relevant = ranking.threshold.admits(ranking.label)
     positive = (relevant & retrieved).cast(pl.Float64)
     negative = (~relevant & retrieved).cast(pl.Float64)
     # The average rank among the query's retrieved rows, worst first: for a
