@@ -326,7 +326,8 @@ def evaluate(
     check_not_swapped(qrels_frame, run_frame)
     if diversity:
         qrels_frame = judged_subtopics(qrels_frame, int(relevance_level))
-    run_frame = run_frame.with_columns(pl.col("score").cast(pl.Float64))
+    # A NaN score is not retrieved, as in the metric functions: null before -M cuts.
+    run_frame = run_frame.with_columns(pl.col("score").cast(pl.Float64).fill_nan(None))
     if any((tie_break == "tool" and c.order == "input") for c in parsed) or tie_break == "input":
         run_frame = run_frame.with_row_index(ROW)
     _check_unique(run_frame, "run")

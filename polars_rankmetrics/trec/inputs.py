@@ -365,8 +365,11 @@ def _read(
         raise ValueError(msg)
     value = _VALUE[side]
     dtype = frame.schema[value]
-    if not (dtype.is_numeric() or dtype == pl.Boolean):
-        msg = f"the {side}'s {value} column {found[value]!r} must be numeric, got {dtype}"
+    # Labels may be bool (relevant or not); scores are numbers, as in the metric
+    # functions: a bool, string or date score is refused, never cast.
+    if not (dtype.is_numeric() or (dtype == pl.Boolean and side == "qrels")):
+        kind = "numeric or boolean" if side == "qrels" else "numeric"
+        msg = f"the {side}'s {value} column {found[value]!r} must be {kind}, got {dtype}"
         raise ValueError(msg)
     return frame.with_columns(pl.col("query", "doc").cast(pl.String))
 
