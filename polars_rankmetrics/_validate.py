@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeAlias, get_args
 
@@ -42,6 +43,10 @@ does (``'tool'``), or one :data:`DocOrder` for every measure."""
 
 MAX_CUTOFF = 2**63 - 1
 """The largest cutoff accepted: C's ``LONG_MAX``, where trec_eval's ``atol`` saturates."""
+
+MAX_LIST = 2**32 - 1
+"""The longest list polars holds; a cutoff computed in an expression is clipped to it
+(``head()`` wraps a larger count)."""
 
 
 def as_expr(value: object, name: str = "relevance") -> pl.Expr:
@@ -160,8 +165,19 @@ def check_descending(descending: object, n_by: int) -> tuple[bool, ...]:
 
 
 def check_positive(value: object, name: str) -> float:
-    """Return ``value`` as a float if it is a finite number > 0."""
-    return check_number(value, name, low=0.0, low_open=True)
+    """Return ``value`` as a float if it is a finite number > 0, and not subnormal.
+
+    Polars' kernels may flush subnormal numbers (below 2.2e-308) to 0, so a
+    parameter that divides would divide by 0.
+    """
+    number = check_number(value, name, low=0.0, low_open=True)
+    if number < sys.float_info.min:
+        msg = (
+            f"`{name}` must be a finite number > 0 of at least {sys.float_info.min:g} "
+            f"(smaller numbers are computed as 0), got {value!r}"
+        )
+        raise ValueError(msg)
+    return number
 
 
 def optional(check: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal, TypeAlias
 
 import polars as pl
@@ -168,6 +169,23 @@ class Pairs:
         return ideal_expr(relevant, alpha=alpha, discount=discount, depth=depth, **options)
 
 
+MAX_NORMALISED_K = 1_000_000
+"""The largest cutoff of alpha-DCG and ERR-IA: their normalisation sums ``k`` terms."""
+
+
+def check_normalised_k(value: object, name: str) -> int:
+    """Return a cutoff of at most :data:`MAX_NORMALISED_K`."""
+    k = check_k(value, name)
+    if k > MAX_NORMALISED_K:
+        msg = (
+            f"`{name}` must be at most {MAX_NORMALISED_K} for alpha-DCG and ERR-IA "
+            f"(their normalisation sums k terms), got {k}"
+        )
+        raise ValueError(msg)
+    return k
+
+
+@cache
 def _ideal_ideal(alpha: float, gain: Gain, k: int) -> float:
     """A ranking whose every document covers every subtopic: gain ``(1-alpha)**(r-1)``."""
     if gain == "log":
@@ -185,9 +203,10 @@ def _normalised(pairs: Pairs, alpha: float, gain: Gain, k: int, ndeval_k1: bool)
 
 
 _DIVERSITY: dict[str, Any] = {"k": check_k, "alpha": check_alpha}
+_NORMALISED: dict[str, Any] = {**_DIVERSITY, "k": check_normalised_k, "ndeval_k1": check_bool}
 
 
-@statistic(**_DIVERSITY, ndeval_k1=check_bool)
+@statistic(**_NORMALISED)
 def alpha_dcg_statistic(
     ranked: Ranked, no_relevant: NoRelevant, *, k: int, alpha: float = 0.5, ndeval_k1: bool = False
 ) -> pl.Expr:
@@ -196,7 +215,7 @@ def alpha_dcg_statistic(
     return pairs.defined(_normalised(pairs, alpha, "log", k, ndeval_k1), no_relevant)
 
 
-@statistic(**_DIVERSITY, ndeval_k1=check_bool)
+@statistic(**_NORMALISED)
 def err_ia_statistic(
     ranked: Ranked, no_relevant: NoRelevant, *, k: int, alpha: float = 0.5, ndeval_k1: bool = False
 ) -> pl.Expr:

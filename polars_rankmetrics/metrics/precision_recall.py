@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from polars_rankmetrics._validate import (
+    MAX_LIST,
     IntoExpr,
     NoRelevant,
     Ties,
@@ -45,7 +46,11 @@ def f_beta_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int, beta: f
     hits = _hits(ranked, k)
     # With h hits, P = h/k and R = h/R, so F = (1 + b²)·h / (b²·R + k).
     weight = beta * beta
-    value = (1.0 + weight) * hits / (weight * ranked.n_relevant + k)
+    if weight <= 1e200:
+        value = (1.0 + weight) * hits / (weight * ranked.n_relevant + k)
+    else:  # (1 + b²)·h would overflow: the same over b², which tends to recall
+        inverse = 1.0 / weight
+        value = (1.0 + inverse) * hits / (ranked.n_relevant + k * inverse)
     return ranked.if_relevant(value, no_relevant)
 
 
@@ -106,8 +111,9 @@ def r_precision_multiple_statistic(
     """
     rank = multiple * ranked.n_relevant.cast(pl.Float64) + 0.9
     valid = rank.is_finite() & (rank >= 1.0) & (rank < _LONG_RANGE)
-    length = pl.when(valid).then(rank).otherwise(1.0).clip(1.0, 2.0**62).floor().cast(pl.Int64)
-    hits = ranked.top_hit(length).sum()
+    # polars' head() wraps a count above its longest list (2**32 - 1): clip there.
+    length = pl.when(valid).then(rank).otherwise(1.0).clip(1.0, float(MAX_LIST)).floor()
+    hits = ranked.top_hit(length.cast(pl.Int64)).sum()
     value = pl.when(valid).then(hits / rank.floor()).otherwise(0.0)
     return ranked.if_relevant(value, no_relevant)
 

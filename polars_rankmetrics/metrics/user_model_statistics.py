@@ -118,7 +118,36 @@ def _cwl(ranked: Ranked, model: Weights, scale: Scale) -> pl.Expr:
     return _measure(ranked, model, scale, best=True) - worst
 
 
-@statistic(exact_average=False, target=check_positive, **_SCALE)
+MAX_MODEL_SCALE = 1e300
+"""The largest T (INST, INSQ) or H (TBG): beyond it the models' sums overflow a double."""
+
+
+def _check_model_scale(value: object, name: str) -> float:
+    """A positive T or H of at most :data:`MAX_MODEL_SCALE`."""
+    number = check_positive(value, name)
+    if number > MAX_MODEL_SCALE:
+        msg = f"`{name}` must be at most {MAX_MODEL_SCALE:g} (the model overflows), got {value!r}"
+        raise ValueError(msg)
+    return number
+
+
+def _check_inst_target(value: object, name: str) -> float:
+    """INST's T: at least 0.25, so that every continuation ``C_i`` is at most 1.
+
+    ``C_i = ((x - 1) / x)**2`` with ``x = i + 2T - (gain of ranks 1..i)``, and
+    ``x >= 2T`` since each gain is at most 1: ``C_i <= 1`` exactly when ``x >= 1/2``.
+    """
+    target = _check_model_scale(value, name)
+    if target < 0.25:
+        msg = (
+            f"`{name}` (INST's T) must be at least 0.25: below it the continuation "
+            f"can exceed 1, got {value!r}"
+        )
+        raise ValueError(msg)
+    return target
+
+
+@statistic(exact_average=False, target=_check_inst_target, **_SCALE)
 def inst_statistic(
     ranked: Ranked,
     no_relevant: NoRelevant,
@@ -141,7 +170,7 @@ def inst_statistic(
     return _cwl(ranked, model, Scale(max_rel, min_rel, output, residual, max_n))
 
 
-@statistic(exact_average=True, target=check_positive, **_SCALE)
+@statistic(exact_average=True, target=_check_model_scale, **_SCALE)
 def insq_statistic(
     ranked: Ranked,
     no_relevant: NoRelevant,
@@ -183,7 +212,16 @@ def bpm_statistic(
     return _cwl(ranked, model, Scale(max_rel, min_rel, output, residual, max_n))
 
 
-@statistic(exact_average=True, length=check_positive, **_SCALE)
+def _check_u_max_n(value: object, name: str) -> int:
+    """U's depth: at least 2, since its last rank weighs 0 (one rank would weigh nothing)."""
+    k = _check_max_n(value, name)
+    if k < 2:
+        msg = f"`{name}` must be at least 2 for U (its last rank weighs 0), got {value!r}"
+        raise ValueError(msg)
+    return k
+
+
+@statistic(exact_average=True, length=check_positive, **{**_SCALE, "max_n": _check_u_max_n})
 def u_statistic(
     ranked: Ranked,
     no_relevant: NoRelevant,
@@ -204,7 +242,7 @@ def u_statistic(
     return _cwl(ranked, model, Scale(max_rel, min_rel, output, residual, max_n))
 
 
-@statistic(exact_average=True, half_life=check_positive, **_SCALE)
+@statistic(exact_average=True, half_life=_check_model_scale, **_SCALE)
 def tbg_statistic(
     ranked: Ranked,
     no_relevant: NoRelevant,

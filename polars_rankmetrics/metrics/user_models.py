@@ -100,7 +100,9 @@ def inst(
     relevance
         Graded relevance labels.
     target
-        T, the gain the user wants, > 0.
+        T, the gain the user wants, at least 0.25: below it the continuation
+        ``C_i`` can exceed 1 (it does once ``i + 2T - gain so far`` falls below
+        1/2), which is no probability, and its product overflows to NaN.
     max_rel, min_rel
         The labels that gain 1 and 0 (ir_measures' ``max_rel`` and ``min_rel``).
     output : {'EU', 'ETU', 'EC', 'ETC', 'ED'}
