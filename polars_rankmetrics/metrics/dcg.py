@@ -135,6 +135,11 @@ def ndcg_statistic(
     cutoff = MAX_CUTOFF if k is None else k
     ideal = _ideal_dcg(ranked, cutoff, gain, relevant_only)
     dcg = dcg_statistic(ranked, k=cutoff, gain=gain, relevant_only=relevant_only)
+    if gain == "exponential":
+        # 2**label overflows a double above label 1023: DCG and ideal DCG are
+        # then inf, and their ratio (inf / inf) is undefined, so null, not NaN.
+        defined = pl.when(ideal.is_infinite()).then(None).otherwise(dcg / ideal)
+        return pl.when(ideal > 0).then(defined).otherwise(fallback)
     return pl.when(ideal > 0).then(dcg / ideal).otherwise(fallback)
 
 

@@ -151,6 +151,7 @@ def relevance_string_statistic(ranked: Ranked, no_relevant: NoRelevant, *, lengt
         .then(pl.lit("."))
         .when(raw > 9.0)
         .then(pl.lit(">"))
-        .otherwise(raw.floor().cast(pl.Int64).cast(pl.String))
+        # Clipped: polars casts every row, and a label beyond 2**63 would not fit.
+        .otherwise(raw.clip(upper_bound=9.0).floor().cast(pl.Int64).cast(pl.String))
     )
     return symbol.filter(ranked.retrieved).head(length).str.join("")
