@@ -388,7 +388,8 @@ def dcg_at_k(
     Null labels (unjudged) and negative labels gain 0. With ``gain='linear'`` the
     gain is the label itself, as in trec_eval, scikit-learn's ``dcg_score`` and
     ranx; ``gain='exponential'`` uses ``2**label - 1`` (Burges et al.), which
-    equals the linear gain for binary labels.
+    equals the linear gain for binary labels. Above label 1023, ``2**label``
+    exceeds a double: the exponential DCG is then ``inf``.
 
     Parameters
     ----------
@@ -444,7 +445,8 @@ def ndcg_at_k(
     it was retrieved or not (a row with a null score counts in the ideal but
     not in the DCG), as trec_eval's ``ndcg_cut_k`` does. A query whose ideal DCG
     is 0 (no row with a positive label) has no defined nDCG; see
-    ``no_relevant``.
+    ``no_relevant``. With exponential gains, a label above 1023 makes both DCGs
+    ``inf`` (``2**label`` exceeds a double): nDCG is then null (undefined), never NaN.
 
     Parameters
     ----------
