@@ -76,7 +76,7 @@ from polars_rankmetrics.trec import (
 if TYPE_CHECKING:
     from polars_rankmetrics import spark
     from polars_rankmetrics.comparisons.comparison import compare
-    from polars_rankmetrics.comparisons.plot import pr_curve_chart, query_delta_chart
+    from polars_rankmetrics.comparisons.plot import pr_curve_chart, query_delta_chart, save_chart
 
 # Parts with optional or heavy dependencies (numpy/scipy: `stats`; altair: `plot`;
 # pyarrow and pyspark: `spark`) are imported on first use, so that
@@ -85,6 +85,7 @@ _LAZY = {
     "compare": "polars_rankmetrics.comparisons.comparison",
     "pr_curve_chart": "polars_rankmetrics.comparisons.plot",
     "query_delta_chart": "polars_rankmetrics.comparisons.plot",
+    "save_chart": "polars_rankmetrics.comparisons.plot",
 }
 
 
@@ -146,6 +147,7 @@ __all__ = [
     "recall_at_k",
     "reciprocal_rank",
     "roc_auc",
+    "save_chart",
     "scan_trec_qrels",
     "scan_trec_run",
     "spark",

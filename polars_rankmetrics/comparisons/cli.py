@@ -333,8 +333,10 @@ def run_plot(args: argparse.Namespace) -> int:
         chart = build_chart(args, qrels, run_paths)
     except (CommandError, ValueError) as error:
         return _fail(str(error))
+    from polars_rankmetrics.comparisons.plot import save_chart
+
     save_options = {"scale_factor": args.scale} if output.suffix.lower() == ".png" else {}
-    chart.save(str(output), **save_options)
+    save_chart(chart, output, **save_options)
     return 0
 
 

@@ -4,16 +4,21 @@
   interpolated, of several systems overlaid or of one system's queries.
 - :func:`query_delta_chart`: per-query differences of a metric to a baseline,
   sorted, as bars.
+- :func:`save_chart`: write a chart to a file atomically (what ``rankmetrics
+  plot`` does).
 
 The curves are computed with the core expressions
 (:func:`polars_rankmetrics.pr_curve`, :func:`polars_rankmetrics.interpolated_precision`);
 Altair only draws them. Needs the ``plot`` extra (altair, and vl-convert-python
-to save PNG or SVG with ``chart.save("curves.png")``).
+to save PNG or SVG with ``rm.save_chart(chart, "curves.png")`` or ``chart.save``).
 """
 
 from __future__ import annotations
 
+import os
+import uuid
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import polars as pl
@@ -109,8 +114,9 @@ def pr_curve_chart(
     Returns
     -------
     altair.Chart
-        A line chart; ``chart.save("curves.png")`` writes it (PNG and SVG need
-        vl-convert-python), and ``chart.data`` holds the points as a polars frame.
+        A line chart; ``rm.save_chart(chart, "curves.png")`` writes it
+        atomically (PNG and SVG need vl-convert-python), and ``chart.data``
+        holds the points as a polars frame.
 
     Examples
     --------
@@ -400,3 +406,50 @@ def query_delta_chart(
         row=alt.Row("system:N", title=None, sort=others), title=title or default_title
     ).resolve_scale(x="independent")
     return faceted
+
+
+def save_chart(chart: Any, path: str | Path, **options: Any) -> None:
+    """
+    Write a chart to a file atomically: a temporary file in the same folder, then a rename.
+
+    An interrupted or failed write (a full disk, a missing PNG renderer, Ctrl-C)
+    never leaves a truncated chart that looks complete: the file appears whole,
+    or an earlier file of that name stays as it was.
+
+    Parameters
+    ----------
+    chart
+        An Altair chart, such as :func:`pr_curve_chart` or :func:`query_delta_chart` give.
+    path
+        The file to write; its extension gives the format: ``.png``, ``.svg``
+        (both need vl-convert-python), ``.pdf``, ``.html`` or ``.json``.
+    **options
+        Passed to Altair's ``chart.save`` (``scale_factor=2`` for a sharper PNG).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> per_query = pl.DataFrame(
+    ...     {"system": ["a", "a", "b", "b"], "query": ["q1", "q2"] * 2, "ap": [0.2, 0.4, 0.5, 0.3]}
+    ... )
+    >>> chart = rm.query_delta_chart(per_query, metric="ap", baseline="a")
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     rm.save_chart(chart, Path(folder) / "delta.json")
+    ...     sorted(path.name for path in Path(folder).iterdir())
+    ['delta.json']
+    """
+    target = Path(path)
+    extension = target.suffix.lower().lstrip(".")
+    if extension not in ("png", "svg", "pdf", "html", "json"):
+        msg = f"`path` must end in .png, .svg, .pdf, .html or .json, got {str(path)!r}"
+        raise ValueError(msg)
+    # A unique name beside the target: the rename stays on one file system, and
+    # the file gets the permissions of any new file (mkstemp's would be 0600).
+    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        chart.save(str(temporary), format=extension, **options)
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
