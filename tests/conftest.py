@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,3 +25,23 @@ def trec_eval_dir() -> Path:
     if not (TREC_EVAL / "qrels.test").is_file():
         pytest.skip(f"trec_eval conformance data not found at {TREC_EVAL}")
     return TREC_EVAL
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One light local[2] session for every test that needs Spark; stopped at the end."""
+    from polars_rankmetrics.spark import spark_unavailable
+
+    reason = spark_unavailable()
+    if reason is not None:
+        pytest.skip(reason)
+    from polars_rankmetrics.spark import local_session
+
+    # The workers run the virtual environment's Python, which has polars.
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+
+    session = local_session(2, shuffle_partitions=4)
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

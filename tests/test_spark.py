@@ -8,9 +8,7 @@ between MLlib's definitions and ours is demonstrated by its own test.
 from __future__ import annotations
 
 import math
-import os
-import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -22,7 +20,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import polars_rankmetrics as rm
-from polars_rankmetrics.spark import _PartitionEvaluator, spark_unavailable
+from polars_rankmetrics.spark import _PartitionEvaluator
 
 # Every measure name the local path knows today (other engineers add more).
 MEASURES = [
@@ -41,24 +39,6 @@ MEASURES = [
 
 # MLlib's RankingMetrics builds an SQLContext, which pyspark itself deprecates.
 mllib_warning = pytest.mark.filterwarnings("ignore:Deprecated in 3.0.0:FutureWarning")
-
-
-@pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
-    """One light local[2] session for every test; stopped at the end."""
-    reason = spark_unavailable()
-    if reason is not None:
-        pytest.skip(reason)
-    from polars_rankmetrics.spark import local_session
-
-    # The workers run the virtual environment's Python, which has polars.
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-
-    session = local_session(2, shuffle_partitions=4)
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 def random_runs(seed: int, n_queries: int = 40, max_docs: int = 30) -> pl.DataFrame:
