@@ -296,3 +296,36 @@ def test_exponential_gain_overflow(case: MetricCase) -> None:
         assert value == math.inf
     else:
         assert value is None
+
+
+# Each measure name and the public function with the same definition: the same bits.
+NAMES_AND_FUNCTIONS: dict[str, Any] = {
+    "P@10": lambda: rm.precision_at_k("relevance", 10, by="score"),
+    "R@100": lambda: rm.recall_at_k("relevance", 100, by="score"),
+    "AP": lambda: rm.average_precision("relevance", by="score"),
+    "AP@10": lambda: rm.ap_at_k("relevance", 10, by="score", denominator="r"),
+    "nDCG@10": lambda: rm.ndcg_at_k("relevance", 10, by="score"),
+    "RR": lambda: rm.reciprocal_rank("relevance", by="score"),
+    "ERR@10": lambda: rm.err_at_k("relevance", 10, by="score"),
+    "Success@5": lambda: rm.hit_rate_at_k("relevance", 5, by="score"),
+}
+
+
+@settings(max_examples=25, deadline=None)
+@given(odd_frames())
+def test_metrics_equals_the_separate_functions_bit_for_bit(
+    drawn: tuple[list[Query], pl.DataFrame],
+) -> None:
+    _, frame = drawn
+    # Whole labels: a measure name's relevance level 1 and a function's threshold 0
+    # then select the same rows.
+    frame = frame.with_columns(pl.col("relevance").cast(pl.Float64).round().clip(-2.0, 1e6))
+    names = list(NAMES_AND_FUNCTIONS)
+    together = rm.metrics("relevance", names, by="score").alias("measures")
+    separate = [make().alias(name) for name, make in NAMES_AND_FUNCTIONS.items()]
+    out = frame.group_by("query").agg(together, *separate).sort("query")
+    assert_frame_equal(
+        out.select("query", "measures").unnest("measures"),
+        out.select("query", *names),
+        check_exact=True,
+    )
