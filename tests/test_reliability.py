@@ -42,6 +42,7 @@ from polars.testing import assert_frame_equal
 import polars_rankmetrics as rm
 from tests import reference as ref
 from tests.metric_table import MEASURES, METRICS, MetricCase, subtopic_lists_of
+from tests.rankings import random_rankings
 from tests.test_reference import assert_close
 
 HUGE = (1030.0, 1e300)
@@ -311,12 +312,7 @@ NAMES_AND_FUNCTIONS: dict[str, Any] = {
 }
 
 
-@settings(max_examples=25, deadline=None)
-@given(odd_frames())
-def test_metrics_equals_the_separate_functions_bit_for_bit(
-    drawn: tuple[list[Query], pl.DataFrame],
-) -> None:
-    _, frame = drawn
+def assert_metrics_equal_the_functions(frame: pl.DataFrame) -> None:
     # Whole labels: a measure name's relevance level 1 and a function's threshold 0
     # then select the same rows.
     frame = frame.with_columns(pl.col("relevance").cast(pl.Float64).round().clip(-2.0, 1e6))
@@ -329,3 +325,16 @@ def test_metrics_equals_the_separate_functions_bit_for_bit(
         out.select("query", *names),
         check_exact=True,
     )
+
+
+@settings(max_examples=25, deadline=None)
+@given(odd_frames())
+def test_metrics_equals_the_separate_functions_on_odd_frames(
+    drawn: tuple[list[Query], pl.DataFrame],
+) -> None:
+    assert_metrics_equal_the_functions(drawn[1])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_metrics_equals_the_separate_functions_on_long_rankings(seed: int) -> None:
+    assert_metrics_equal_the_functions(random_rankings(seed, n_queries=200, max_docs=120))
