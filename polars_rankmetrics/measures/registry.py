@@ -27,11 +27,11 @@ from polars_rankmetrics.metrics import (
     cascade,
     classifier,
     compat,
-    curves,
     dcg,
     incomplete,
     rbp,
     sets,
+    trec_interpolation,
 )
 from polars_rankmetrics.metrics import diversity_statistics as diversity
 from polars_rankmetrics.metrics import precision_recall as pr
@@ -204,12 +204,12 @@ MEASURES: tuple[Measure, ...] = (
     # Interpolated precision.
     _measure(
         "IPrec",
-        curves.trec_interpolated_precision_statistic,
+        trec_interpolation.trec_interpolated_precision_statistic,
         "interpolated precision at a recall level (trec_eval's rounding)",
     ),
     _measure(
         "11pt_avg",
-        curves.eleven_point_statistic,
+        trec_interpolation.eleven_point_statistic,
         "mean interpolated precision over recall levels",
     ),
     # Incomplete judgements.
