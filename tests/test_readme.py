@@ -1,11 +1,12 @@
-"""The README's Python examples, run so that they cannot silently rot.
+"""The Python examples of the README and of the documentation pages, run so that they cannot rot.
 
-Every ```python block of README.md is one test case, named after the heading it
-sits under and its number within that section (``Metrics #2``). Each case first
-compiles the block (with README line numbers, so a traceback points into the
-README), then hands it to the runner registered for it in ``RUNNERS``. A block
-without a runner fails, and so does a runner whose block is gone: a new example
-has to say here how it is checked.
+Every ```python block of README.md and of docs/**/*.md is one test case, named
+after the heading it sits under and its number within that section (``Quick
+start #2``; a docs page's blocks are prefixed with the page, ``coming-from.md:
+From ranx #1``). Each case first compiles the block (with the page's line
+numbers, so a traceback points into the page), then hands it to the runner
+registered for it in ``RUNNERS``. A block without a runner fails, and so does a
+runner whose block is gone: a new example has to say here how it is checked.
 
 A runner executes the block for real, in a temporary working directory holding
 the files the block reads (``runs/*.parquet``, ``run.txt``, ...), with the names
@@ -37,6 +38,8 @@ from tests import reference as ref
 from tests.conftest import PROJECT, TREC_EVAL
 
 README = PROJECT / "README.md"
+DOCS = PROJECT / "docs"
+PAGES = [README, *sorted(DOCS.rglob("*.md"))]
 
 
 # ---------------------------------------------------------------------------
@@ -49,14 +52,17 @@ class Block:
 
     section: str  # the nearest heading above the block
     number: int  # 1, 2, ... within the section
-    line: int  # README line of the block's first line of code
+    line: int  # page line of the block's first line of code
     code: str
     output: str | None  # a language-less fenced block right after it: the shown output
-    after: str  # README text after the block, up to the next heading
+    after: str  # page text after the block, up to the next heading
+    path: Path = README  # the page
 
     @property
     def id(self) -> str:
-        return f"{self.section} #{self.number}"
+        if self.path == README:
+            return f"{self.section} #{self.number}"
+        return f"{self.path.relative_to(DOCS).as_posix()}: {self.section} #{self.number}"
 
     @property
     def source(self) -> str:
@@ -73,7 +79,7 @@ class Block:
         return "\n".join(line for line in lines if not line.startswith((">>> ", "... ")))
 
 
-def readme_blocks(text: str) -> list[Block]:
+def readme_blocks(text: str, path: Path = README) -> list[Block]:
     lines = text.splitlines()
     fences = []  # (language, first line index of the body, index of the closing fence)
     headings = {}  # line index -> heading text, outside fences only
@@ -111,17 +117,18 @@ def readme_blocks(text: str) -> list[Block]:
                 code="\n".join(lines[start:close]) + "\n",
                 output=output,
                 after="\n".join(lines[close + 1 : end]),
+                path=path,
             )
         )
     return blocks
 
 
-BLOCKS = readme_blocks(README.read_text(encoding="utf-8"))
+BLOCKS = [block for page in PAGES for block in readme_blocks(page.read_text("utf-8"), page)]
 
 
 def parse(block: Block) -> ast.Module:
-    """The block's syntax tree, with README line numbers."""
-    tree = ast.parse(block.source, filename=str(README))
+    """The block's syntax tree, with its page's line numbers."""
+    tree = ast.parse(block.source, filename=str(block.path))
     ast.increment_lineno(tree, block.line - 1)
     return tree
 
@@ -138,10 +145,10 @@ def execute(block: Block, given: dict[str, Any]) -> tuple[dict[str, Any], list[A
     for statement in parse(block).body:
         if isinstance(statement, ast.Expr):
             expression = ast.Expression(statement.value)
-            values.append(eval(compile(expression, str(README), "eval"), namespace))
+            values.append(eval(compile(expression, str(block.path), "eval"), namespace))
         else:
             module = ast.Module(body=[statement], type_ignores=[])
-            exec(compile(module, str(README), "exec"), namespace)
+            exec(compile(module, str(block.path), "exec"), namespace)
     return namespace, values
 
 
@@ -171,11 +178,12 @@ Runner = Callable[[Block, Context], None]
 RUNNERS: dict[str, Runner] = {}
 
 
-def runs(block_id: str) -> Callable[[Runner], Runner]:
-    """Register a runner: how the README block ``block_id`` is executed and checked."""
+def runs(*block_ids: str) -> Callable[[Runner], Runner]:
+    """Register a runner: how the blocks ``block_ids`` (the same example on several pages) run."""
 
     def register(runner: Runner) -> Runner:
-        RUNNERS[block_id] = runner
+        for block_id in block_ids:
+            RUNNERS[block_id] = runner
         return runner
 
     return register
@@ -244,12 +252,15 @@ def nonnull_mean(values: Iterable[float | None]) -> float:
 
 
 # ---------------------------------------------------------------------------
-# One runner per README block
+# One runner per example
 
 
 @runs("polars_rankmetrics #1")
 def opening_example(block: Block, context: Context) -> None:
-    """Runs on a ``runs/`` folder of three parquet files; some queries span two files."""
+    """Runs on a ``runs/`` folder of three parquet files; some queries span two files.
+
+    ``AP@10`` is ir_measures' name: the top 10's precision terms over R.
+    """
     df = scored_rows(1)
     later = df.filter(pl.col("query") >= "q05")
     b, c = later.gather_every(2), later.gather_every(2, offset=1)
@@ -265,17 +276,69 @@ def opening_example(block: Block, context: Context) -> None:
     assert result.columns == ["query", "AP@10", "nDCG@10"]
     assert result["query"].sort().to_list() == df["query"].unique().sort().to_list()
     assert column_by_query(result, "AP@10") == approx(
-        per_query_reference(df, lambda rows: ref.ap_at_k(rows, 10))
+        per_query_reference(df, lambda rows: ref.ap_at_k(rows, 10, denominator="r"))
     )
     assert column_by_query(result, "nDCG@10") == approx(
         per_query_reference(df, lambda rows: ref.ndcg_at_k(rows, 10))
     )
-    # The comment's promise: polars' own Expr.rank is still callable.
-    dense = pl.DataFrame({"x": [30, 10, 30, 20]}).select(pl.col("x").rank("dense"))
-    assert dense["x"].to_list() == [3, 1, 3, 2]
 
 
-@runs("Metrics #1")
+@runs("Precision, recall, AP, nDCG, RR #1")
+def one_example_per_family(block: Block, context: Context) -> None:
+    """Runs on ``df``; each column against its slow reference."""
+    df = scored_rows(8)
+    namespace, _ = execute(block, {"df": df, "pl": pl, "rm": rm})
+    per_query = namespace["per_query"]
+    references: dict[str, Callable[[list[tuple[float, float]]], Any]] = {
+        "p10": lambda rows: ref.precision_at_k(rows, 10),
+        "r100": lambda rows: ref.recall_at_k(rows, 100),
+        "ap": ref.average_precision,
+        "ap10": lambda rows: ref.ap_at_k(rows, 10, denominator="r"),
+        "ndcg10": lambda rows: ref.ndcg_at_k(rows, 10),
+        "rr": ref.reciprocal_rank,
+    }
+    assert per_query.columns == ["query", *references]
+    for column, reference in references.items():
+        assert column_by_query(per_query, column) == approx(per_query_reference(df, reference))
+
+
+@runs("Incomplete judgements and rank-biased precision #1")
+def incomplete_and_rbp(block: Block, context: Context) -> None:
+    """Runs as is; bpref and infAP against pytrec_eval, RBP against ir_measures (cwl_eval)."""
+    import ir_measures
+    import pytrec_eval
+
+    namespace, _ = execute(block, {})
+    qrels, run, result = namespace["qrels"], namespace["run"], namespace["result"]
+    comment = re.search(r"result\.per_query\s+# (.+)", block.code)
+    assert comment is not None
+    assert result.per_query.columns == comment.group(1).split(" | ")
+    ours = result.per_query.rows_by_key("query", named=True, unique=True)
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"bpref", "infAP"}).evaluate(run)
+    rbp = ir_measures.parse_measure("RBP(rel=1,p=0.8)")
+    for metric in ir_measures.iter_calc([rbp], qrels, run):
+        theirs[metric.query_id]["RBP(rel=1,p=0.8)"] = float(metric.value)
+    assert ours == approx(theirs)
+
+
+@runs("getting-started.md: First steps #1")
+def first_steps(block: Block, context: Context) -> None:
+    """Runs as is; prints the table shown after it, whose values match the references."""
+    namespace, _ = execute(block, {})
+    assert block.output is not None
+    assert context.capsys.readouterr().out.strip() == block.output.strip()
+    df, per_query = namespace["df"], namespace["per_query"]
+    references: dict[str, Callable[[list[tuple[float, float]]], Any]] = {
+        "map": ref.average_precision,
+        "P@2": lambda rows: ref.precision_at_k(rows, 2),
+        "nDCG@10": lambda rows: ref.ndcg_at_k(rows, 10),
+        "RR": ref.reciprocal_rank,
+    }
+    for column, reference in references.items():
+        assert column_by_query(per_query, column) == approx(per_query_reference(df, reference))
+
+
+@runs("Quick start #1", "guide/metrics.md: Metrics #1")
 def three_contexts(block: Block, context: Context) -> None:
     """Runs on ``df``; the three statements give per query, one ranking, per row."""
     df = scored_rows(2)
@@ -293,7 +356,7 @@ def three_contexts(block: Block, context: Context) -> None:
     assert column_by_query(values, on_rows.columns[-1]) == approx(expected)
 
 
-@runs("Metrics #2")
+@runs("Curves #1", "guide/metrics.md: Metrics #2")
 def curves_example(block: Block, context: Context) -> None:
     """Runs on ``df`` (``pl`` and ``rm`` from the section's first block)."""
     df = scored_rows(3)
@@ -309,7 +372,7 @@ def curves_example(block: Block, context: Context) -> None:
         assert pr == approx({key: point[key] for key in ("tp", "pp", "precision", "recall")})
 
 
-@runs("Metrics #3")
+@runs("Quick start #2", "guide/metrics.md: Metrics #3")
 def averages_over_queries(block: Block, context: Context) -> None:
     """Runs on ``df``; the four means against the reference, nulls skipped."""
     df = scored_rows(4)
@@ -330,7 +393,10 @@ def averages_over_queries(block: Block, context: Context) -> None:
     assert curve.item().to_list() == pytest.approx(expected_curve)
 
 
-@runs("More measure families #1")
+@runs(
+    "ERR, user models, classifier measures, diversity #1",
+    "guide/metrics.md: More measure families #1",
+)
 def more_measure_families(block: Block, context: Context) -> None:
     """Runs on ``df`` (graded labels), a run and TREC diversity qrels with distinct scores.
 
@@ -390,7 +456,7 @@ def more_measure_families(block: Block, context: Context) -> None:
         assert auc == pytest.approx(fam.roc_auc(judged) or 0.0)
 
 
-@runs("TREC evaluation #1")
+@runs("TREC evaluation #1", "guide/trec.md: TREC evaluation and the CLI #1")
 def trec_evaluate(block: Block, context: Context) -> None:
     """Runs on trec_eval's own test run and qrels; compared with trec_eval's output.
 
@@ -436,7 +502,7 @@ def trec_evaluate(block: Block, context: Context) -> None:
         assert round(result.aggregate[column].item(), 4) == printed[measure, "all"], column
 
 
-@runs("Performance #1")
+@runs("guide/performance.md: Performance #1")
 def explain_plan(block: Block, context: Context) -> None:
     """Runs on a small ``lf``; the shown (abridged) plan's verbatim parts must be in the real one.
 
@@ -476,7 +542,7 @@ def explain_plan(block: Block, context: Context) -> None:
     assert all(f'.alias("{name}")' in plan for name in names)
 
 
-@runs("Ties #1")
+@runs("guide/semantics.md: Ties #1")
 def ties_example(block: Block, context: Context) -> None:
     """Runs as is; its printed numbers and the table's rows for this library are compared."""
     namespace, (average,) = execute(block, {})
@@ -506,7 +572,7 @@ def ties_example(block: Block, context: Context) -> None:
         assert [round(value, 4) for value in got] == [float(x.strip("*")) for x in shown], mode
 
 
-@runs("Comparing systems #1")
+@runs("Comparing systems #1", "guide/comparing.md: Comparing systems #1")
 def comparing_systems(block: Block, context: Context) -> None:
     """Runs on a generated ``runs.parquet`` of three systems; writes both charts.
 
@@ -568,7 +634,7 @@ def comparing_systems(block: Block, context: Context) -> None:
             assert float(number.search(cell).group()) == round(expected, 3), (system, metric)
 
 
-@runs("Spark #1")
+@runs("guide/spark.md: Spark #1")
 def spark_example(block: Block, context: Context) -> None:
     """Runs in a local Spark session (one the test run started, if any); output compared.
 
@@ -605,12 +671,12 @@ def spark_example(block: Block, context: Context) -> None:
 
 def _peer_pair(context: Context) -> dict[str, Any]:
     """``qrels``, ``run`` and ``rm`` as the pytrec_eval block defines them."""
-    first = next(block for block in BLOCKS if block.id == "From pytrec_eval #1")
+    first = next(block for block in BLOCKS if block.id == "coming-from.md: From pytrec_eval #1")
     namespace, _ = execute(first, {})
     return {name: namespace[name] for name in ("qrels", "run", "rm")}
 
 
-@runs("From pytrec_eval #1")
+@runs("coming-from.md: From pytrec_eval #1")
 def from_pytrec_eval(block: Block, context: Context) -> None:
     namespace, values = execute(block, {})
     theirs, ours = namespace["theirs"], namespace["ours"]
@@ -620,7 +686,7 @@ def from_pytrec_eval(block: Block, context: Context) -> None:
     assert same == approx(shown)
 
 
-@runs("From ir_measures #1")
+@runs("coming-from.md: From ir_measures #1")
 def from_ir_measures(block: Block, context: Context) -> None:
     namespace, values = execute(block, _peer_pair(context))
     theirs = {str(measure): value for measure, value in namespace["theirs"].items()}
@@ -630,7 +696,7 @@ def from_ir_measures(block: Block, context: Context) -> None:
     assert ours["AP(rel=2)"] == 0.25
 
 
-@runs("From ranx #1")
+@runs("coming-from.md: From ranx #1")
 def from_ranx(block: Block, context: Context) -> None:
     namespace, values = execute(block, _peer_pair(context))
     theirs = {name: float(value) for name, value in namespace["theirs"].items()}
@@ -659,7 +725,7 @@ def torchmetrics_reference(
     return ap, sum(hits) / k, sum(hits) / relevant, rr
 
 
-@runs("From torchmetrics #1")
+@runs("coming-from.md: From torchmetrics #1")
 def from_torchmetrics(block: Block, context: Context) -> None:
     namespace, _ = execute(block, {})
     df, ours = namespace["df"], namespace["ours"]
@@ -680,7 +746,7 @@ def from_torchmetrics(block: Block, context: Context) -> None:
     assert unmasked["target"].to_list() != approx(ours["ap"].to_list())
 
 
-@runs("From scikit-learn #1")
+@runs("coming-from.md: From scikit-learn #1")
 def from_scikit_learn(block: Block, context: Context) -> None:
     namespace, _ = execute(block, {})
     assert namespace["ours"] == pytest.approx(namespace["theirs"], rel=1e-15)
@@ -689,7 +755,7 @@ def from_scikit_learn(block: Block, context: Context) -> None:
     assert namespace["theirs_ap"] == pytest.approx(0.7222222222222222)
 
 
-@runs("From Spark MLlib #1")
+@runs("coming-from.md: From Spark MLlib #1")
 def from_spark(block: Block, context: Context) -> None:
     """Runs in a fresh Python with its own local Spark session, as a reader would.
 
@@ -709,7 +775,15 @@ def from_spark(block: Block, context: Context) -> None:
     assert theirs == pytest.approx(0.6033333333333334)
     # Equal bins of rows (the other rule) give another area.
     namespace, _ = execute(
-        Block(block.section, block.number, block.line, block.code.split("spark = ")[0], None, ""),
+        Block(
+            block.section,
+            block.number,
+            block.line,
+            block.code.split("spark = ")[0],
+            None,
+            "",
+            block.path,
+        ),
         {},
     )
     df = pl.DataFrame({"score": namespace["scores"], "label": namespace["labels"]})
@@ -732,9 +806,10 @@ def test_readme_block(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    compile(parse(block), str(README), "exec")  # every block compiles, even one not run here
+    compile(parse(block), str(block.path), "exec")  # every block compiles, even one not run here
     runner = RUNNERS.get(block.id)
-    assert runner is not None, f"README.md:{block.line}: say in RUNNERS how {block.id} is checked"
+    where = f"{block.path}:{block.line}"
+    assert runner is not None, f"{where}: say in RUNNERS how {block.id} is checked"
     runner(block, Context(tmp_path, monkeypatch, capsys))
 
 
@@ -744,8 +819,9 @@ def test_every_runner_has_its_block() -> None:
 
 def test_blocks_are_found() -> None:
     """The parser finds the blocks a plain count of fences finds, under the right headings."""
-    text = README.read_text(encoding="utf-8")
+    text = "".join(page.read_text(encoding="utf-8") for page in PAGES)
     assert len(BLOCKS) == text.count("```python\n")
+    assert {block.path for block in BLOCKS} >= {README, DOCS / "coming-from.md"}
     assert all(block.section != "" and not block.section.startswith("#") for block in BLOCKS)
     spark = next(block for block in BLOCKS if block.section == "Spark")
     assert spark.output is not None and spark.output.startswith("+-----+")
