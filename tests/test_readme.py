@@ -456,7 +456,7 @@ def more_measure_families(block: Block, context: Context) -> None:
         assert auc == pytest.approx(fam.roc_auc(judged) or 0.0)
 
 
-@runs("TREC evaluation #1", "guide/trec.md: TREC evaluation and the CLI #1")
+@runs("TREC evaluation #1", "guide/trec.md: `evaluate()` #1")
 def trec_evaluate(block: Block, context: Context) -> None:
     """Runs on trec_eval's own test run and qrels; compared with trec_eval's output.
 

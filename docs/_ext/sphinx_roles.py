@@ -1,10 +1,14 @@
-"""A griffe extension: the docstrings' Sphinx roles as links of the API reference.
+"""A griffe extension: the docstrings as the API reference should read them.
 
 The docstrings cross-reference with Sphinx roles (``:func:`~polars_rankmetrics.pr_curve```),
 which mkdocstrings' numpy parser leaves as text. This rewrites each role when the
 site is built: to a link where its target is an object the API pages document
 (``docs/api/*.md``, by its canonical path), else to plain code. The source is not
 changed, so the doctests and Sphinx-style readers see the same docstrings.
+
+It also splits numpy's shared parameter entries (``by, descending, ties``: one
+description for several parameters) into one entry per parameter, which griffe
+would otherwise give the first one's type and default.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 import griffe
 
 API_PAGES = Path(__file__).resolve().parents[1] / "api"
+SHARED = re.compile(r"([a-z_]\w*(?:, [a-z_]\w*)+)(\s*:.*)?")
 ROLE = re.compile(r":(?:py:)?(?:func|meth|class|mod|data|attr|obj|exc):`(~?)([^`<>]+)`")
 
 
@@ -52,6 +57,32 @@ def documented_objects() -> dict[str, str]:
     return names
 
 
+def split_shared_parameters(docstring: str) -> str:
+    """Each ``a, b : type`` entry of the Parameters sections as ``a : type`` and ``b : type``."""
+    lines = docstring.splitlines()
+    out: list[str] = []
+    in_parameters = False
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if index + 1 < len(lines) and re.fullmatch(r"-{3,}", lines[index + 1].strip()):
+            in_parameters = line.strip() in {"Parameters", "Other Parameters"}
+        shared = SHARED.fullmatch(line) if in_parameters else None
+        if shared is None:
+            out.append(line)
+            index += 1
+            continue
+        end = index + 1
+        while end < len(lines) and (not lines[end].strip() or lines[end].startswith(" ")):
+            end += 1
+        while end > index + 1 and not lines[end - 1].strip():
+            end -= 1  # the blank lines before the next entry stay after the last copy
+        for name in shared.group(1).split(", "):
+            out += [name + (shared.group(2) or ""), *lines[index + 1 : end]]
+        index = end
+    return "\n".join(out)
+
+
 class SphinxRoles(griffe.Extension):
     """Rewrite Sphinx roles in every docstring the handler loads."""
 
@@ -69,4 +100,5 @@ class SphinxRoles(griffe.Extension):
     def on_object(self, *, obj: griffe.Object, **kwargs: Any) -> None:
         """Rewrite the object's docstring, once the tree is built."""
         if obj.docstring is not None:
-            obj.docstring.value = ROLE.sub(self._replace, obj.docstring.value)
+            value = split_shared_parameters(obj.docstring.value)
+            obj.docstring.value = ROLE.sub(self._replace, value)
