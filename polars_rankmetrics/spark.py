@@ -178,7 +178,10 @@ class _PartitionEvaluator:
 
 def _require_pyspark() -> None:
     if importlib.util.find_spec("pyspark") is None:
-        msg = "polars_rankmetrics.spark needs pyspark: pip install 'polars_rankmetrics[spark]'"
+        msg = (
+            "polars_rankmetrics.spark needs pyspark: "
+            "pip install '.[spark]' from the clone, or pip install pyspark"
+        )
         raise ImportError(msg)
 
 
@@ -468,7 +471,10 @@ def spark_unavailable() -> str | None:
     True
     """
     if importlib.util.find_spec("pyspark") is None:
-        return "pyspark is not installed: pip install 'polars_rankmetrics[spark]'"
+        return (
+            "pyspark is not installed: "
+            "pip install '.[spark]' from the clone, or pip install pyspark"
+        )
     java_home = os.environ.get("JAVA_HOME")
     if java_home and os.path.isfile(os.path.join(java_home, "bin", "java")):
         return None
