@@ -20,6 +20,7 @@ from typing import Any
 import polars as pl
 
 from polars_rankmetrics.trec.help import help_text
+from polars_rankmetrics.trec.progress import status
 from polars_rankmetrics.trec.trec_eval import (
     USAGE,
     Finished,
@@ -97,15 +98,24 @@ def write_atomically(path: str, data: bytes) -> None:
         raise
 
 
-def _deliver(data: bytes, settings: Settings, binary: bool) -> None:
-    if settings.output is not None:
-        write_atomically(settings.output, data)
-        return
-    if binary and sys.stdout.isatty():
+def _refuse_binary_to_terminal(settings: Settings, fmt: str) -> None:
+    """Parquet to a terminal is refused before any work (exit status 2)."""
+    if fmt == "parquet" and settings.output is None and sys.stdout.isatty():
         msg = (
             "parquet output is binary: give a file with --output FILE, or redirect standard output"
         )
         raise Finished(2, msg)
+
+
+def _deliver(data: bytes, settings: Settings, binary: bool) -> None:
+    if settings.output is not None:
+        try:
+            write_atomically(settings.output, data)
+        except OSError as error:
+            raise Finished(2, f"cannot write {settings.output}: {error.strerror}") from None
+        return
+    if binary:
+        _refuse_binary_to_terminal(settings, "parquet")
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
 
@@ -121,15 +131,18 @@ def run(argv: Sequence[str]) -> int:
         if len(settings.operands) != 2:
             raise Finished(1, USAGE)
         fmt = output_format(settings)
-        inputs = read_inputs(settings)
-        encoding = inputs.encoding
-        requested = initialise(settings)
-        try:
-            report = evaluate_topics(settings, inputs, requested)
-        except Finished as finished:
-            if fmt == "trec":
-                _deliver("".join(finished.lines).encode(encoding), settings, binary=False)
-            raise
+        _refuse_binary_to_terminal(settings, fmt)
+        with status("reading the qrels and the run") as step:
+            inputs = read_inputs(settings)
+            encoding = inputs.encoding
+            requested = initialise(settings)
+            step(f"evaluating {inputs.run.height:,} ranked documents")
+            try:
+                report = evaluate_topics(settings, inputs, requested)
+            except Finished as finished:
+                if fmt == "trec":
+                    _deliver("".join(finished.lines).encode(encoding), settings, binary=False)
+                raise
         if fmt == "trec":
             _deliver("".join(report.lines).encode(encoding), settings, binary=False)
         else:

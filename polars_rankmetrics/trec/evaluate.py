@@ -80,6 +80,17 @@ class Evaluation:
     missing_queries: int
     no_relevant_queries: int
 
+    def __repr__(self) -> str:
+        """The run id, the query counts, the measures and the aggregate values."""
+        from polars_rankmetrics.trec.display import evaluation_text
+
+        return evaluation_text(self)
+
+    def _repr_html_(self) -> str:
+        from polars_rankmetrics.trec.display import evaluation_html
+
+        return evaluation_html(self)
+
 
 def _check_unique(frame: pl.DataFrame, kind: str) -> None:
     pair = pl.struct("query", "doc")

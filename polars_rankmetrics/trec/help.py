@@ -41,8 +41,13 @@ be attached (-l2, -mmap) and long options abbreviated (--query).
   -Z, --Zscore FILE              print z-scores against FILE's 'query measure
                                  mean stddev' lines
   --output FILE                  write to FILE (atomically), not standard output;
-                                 the format follows its extension unless --format
-  --format trec|json|csv|parquet trec_eval's text (default), or a table
+                                 the format follows its extension unless --format:
+                                 .json, .csv, .parquet, else trec_eval's text
+  --format trec|json|csv|parquet trec_eval's text (default), or a table; parquet
+                                 to a terminal is refused (status 2)
+
+A progress line appears on standard error when it is a terminal and the work
+lasts over a second; standard output never changes.
 
 Inputs: a run file may be '-' (standard input), a named pipe or <(zcat run.gz),
 a gzip file or a parquet file (query, doc, score[, run_id]); qrels may be gzip

@@ -1,0 +1,86 @@
+"""How an :class:`~polars_rankmetrics.trec.evaluate.Evaluation` prints.
+
+``print(result)`` (and the interactive echo) shows what a reader needs first:
+the run id, how many queries were evaluated and which were left out, the
+measures, and the aggregate values, one measure a line; never the parsed
+``Measure`` objects. Notebooks get the same as an HTML table.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from polars_rankmetrics.trec.evaluate import Evaluation
+
+MAX_LINES = 40
+"""Aggregate lines shown before the rest is elided (``all_trec`` has over 100)."""
+
+
+def _value_text(value: Any, integer: bool) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, float) and integer and value.is_integer():
+        return str(int(value))
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def _counts(result: Evaluation) -> str:
+    parts = [f"{result.n_queries} {'query' if result.n_queries == 1 else 'queries'} evaluated"]
+    if result.ignored_queries:
+        parts.append(f"{result.ignored_queries} in the run only (ignored)")
+    if result.missing_queries:
+        parts.append(f"{result.missing_queries} in the qrels only (missing from the run)")
+    if result.no_relevant_queries:
+        parts.append(f"{result.no_relevant_queries} without a relevant document")
+    return "; ".join(parts)
+
+
+def _aggregate_pairs(result: Evaluation) -> list[tuple[str, str]]:
+    if result.aggregate.height == 0:
+        return []
+    integer = {column.name for column in result.measures if column.measure.integer}
+    row = result.aggregate.row(0, named=True)
+    return [(name, _value_text(value, name in integer)) for name, value in row.items()]
+
+
+def _run_text(result: Evaluation) -> str:
+    return repr(result.run_id) if result.run_id else "(no run id)"
+
+
+def evaluation_text(result: Evaluation) -> str:
+    """The text ``repr`` of an evaluation: run id, query counts, measures, aggregate values."""
+    names = [column.name for column in result.measures]
+    lines = [
+        f"Evaluation of run {_run_text(result)}: {_counts(result)}",
+        f"measures ({len(names)}): {', '.join(names[:MAX_LINES])}"
+        + (f", ... ({len(names) - MAX_LINES} more)" if len(names) > MAX_LINES else ""),
+        "aggregate (.aggregate):",
+    ]
+    pairs = _aggregate_pairs(result)
+    width = max((len(name) for name, _ in pairs[:MAX_LINES]), default=0)
+    lines += [f"  {name:<{width}}  {text}" for name, text in pairs[:MAX_LINES]]
+    if len(pairs) > MAX_LINES:
+        lines.append(f"  ... ({len(pairs) - MAX_LINES} more: see .aggregate)")
+    rows, columns = result.per_query.shape
+    lines.append(f"per query (.per_query): {rows} rows x {columns} columns")
+    return "\n".join(lines)
+
+
+def evaluation_html(result: Evaluation) -> str:
+    """The notebook view of an evaluation: the same facts, the aggregate as a table."""
+    pairs = _aggregate_pairs(result)
+    body = "".join(
+        f"<tr><td>{html.escape(name)}</td><td>{html.escape(text)}</td></tr>" for name, text in pairs
+    )
+    rows, columns = result.per_query.shape
+    return (
+        f"<div><p><b>Evaluation</b> of run {html.escape(_run_text(result))}: "
+        f"{html.escape(_counts(result))}</p>"
+        f"<table><thead><tr><th>measure</th><th>aggregate</th></tr></thead>"
+        f"<tbody>{body}</tbody></table>"
+        f"<p>per query (<code>.per_query</code>): {rows} rows x {columns} columns</p></div>"
+    )
