@@ -16,14 +16,28 @@ SHARED = next(
     (folder / "shared" for folder in PROJECT.parents if (folder / "shared").is_dir()),
     PROJECT.parent / "shared",
 )
-TREC_EVAL = SHARED / "trec_eval"
+TREC_EVAL_ENV = "RANKMETRICS_TREC_EVAL_DATA"
+"""The environment variable naming trec_eval's test folder (qrels.test, results.test, out.test*)."""
+TREC_EVAL = Path(os.environ.get(TREC_EVAL_ENV) or SHARED / "trec_eval").expanduser()
+"""trec_eval 10.0's test data: ``$RANKMETRICS_TREC_EVAL_DATA``, else ../shared/trec_eval."""
+
+
+def trec_eval_data_missing() -> str | None:
+    """Why the trec_eval test data cannot be used (a skip reason), or None."""
+    if (TREC_EVAL / "qrels.test").is_file():
+        return None
+    return (
+        f"trec_eval's test data (qrels.test, results.test, out.test*) not found at {TREC_EVAL}: "
+        f"set {TREC_EVAL_ENV} to the folder holding it (trec_eval 10.0's test/ folder)"
+    )
 
 
 @pytest.fixture(scope="session")
 def trec_eval_dir() -> Path:
-    """The trec_eval 10.0 conformance files from ../shared/trec_eval."""
-    if not (TREC_EVAL / "qrels.test").is_file():
-        pytest.skip(f"trec_eval conformance data not found at {TREC_EVAL}")
+    """The trec_eval 10.0 conformance files: ``$RANKMETRICS_TREC_EVAL_DATA``, or ../shared/."""
+    reason = trec_eval_data_missing()
+    if reason is not None:
+        pytest.skip(reason)
     return TREC_EVAL
 
 
