@@ -55,7 +55,17 @@ def _check_column(frame: pl.DataFrame, name: str | None, role: str) -> None:
 
 
 def _unit_axis(title: str) -> dict[str, Any]:
-    return {"title": title, "scale": {"domain": [0, 1]}}
+    """An axis over [0, 1] that shows every label whole, 0.0 and 1.0 included.
+
+    Vega-Lite aligns the end labels inside the plot (``labelFlush``), where the
+    legend beside it clipped "1.0"; centred on their ticks, the chart's padding
+    makes room for them. ``labelOverlap`` never drops an end label.
+    """
+    return {
+        "title": title,
+        "scale": {"domain": [0, 1], "nice": False},
+        "axis": {"labelFlush": False, "labelOverlap": False, "labelBound": False, "tickCount": 10},
+    }
 
 
 def pr_curve_chart(
@@ -186,7 +196,7 @@ def pr_curve_chart(
         default_title = (
             f"{what} curves of {systems[0]}, per query"
             if per_query
-            else f"{what}, mean over {n_queries} queries"
+            else f"{what}, mean over {n_queries} {'query' if n_queries == 1 else 'queries'}"
         )
     else:
         points = _exact_points(frame, groups, relevance, by, threshold)
