@@ -1,4 +1,4 @@
-"""Markdown and LaTeX results tables: bold for the best, markers for significant gains."""
+"""Markdown and LaTeX results tables: bold for the best, markers for significant gains and losses."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ COMPARISON = _comparison(
     [
         ("map", "base", 0.30, 0.0, None),
         ("map", "better", 0.40, 0.10, True),  # best and significant
-        ("map", "worse", 0.20, -0.10, True),  # significant, but a loss: no marker
+        ("map", "worse", 0.20, -0.10, True),  # a significant loss: the loss marker
         ("ndcg_cut_10", "base", 0.5123, 0.0, None),  # best (tied at 3 digits)
         ("ndcg_cut_10", "better", 0.5118, -0.0005, False),
         ("ndcg_cut_10", "worse", 0.45, -0.06, True),
@@ -60,9 +60,10 @@ def test_markdown_bold_and_marker_placement() -> None:
     assert _markdown_rows(text) == {
         "base (baseline)": ["0.300", "**0.512**"],
         "better": ["**0.400**†", "**0.512**"],  # ties at the printed precision are both bold
-        "worse": ["0.200", "0.450"],
+        "worse": ["0.200‡", "0.450‡"],  # significant losses are marked too
     }
     assert "†: significant improvement over the baseline base." in text
+    assert "‡: significantly worse than the baseline." in text.splitlines()
 
 
 def test_more_digits_break_the_tie() -> None:
@@ -91,8 +92,9 @@ def test_latex_table_bold_marker_and_escaping() -> None:
     assert r"System & map & ndcg\_cut\_10 \\" in body
     assert r"base (baseline) & 0.300 & \textbf{0.512} \\" in body
     assert r"better & \textbf{0.400}$^{\dagger}$ & \textbf{0.512} \\" in body
-    assert r"worse & 0.200 & 0.450 \\" in body
-    assert body[-3].startswith(r"\caption{Runs on 50\% of TREC-8 Bold: best per metric.")
+    assert r"worse & 0.200$^{\ddagger}$ & 0.450$^{\ddagger}$ \\" in body
+    assert "\\caption{Runs on 50\\% of TREC-8\nBold: best per metric. $\\dagger$:" in text
+    assert "$\\ddagger$: significantly worse than the baseline.}" in body
     assert body[-2:] == [r"\label{tab:r}", r"\end{table}"]
 
 

@@ -2,15 +2,20 @@
 
 One row per system (the baseline first), one column per metric, each cell the
 mean over queries. The best mean of each metric is in bold (every system that
-ties with it at the printed precision), and a marker follows the means that are
-a significant improvement over the baseline (``significant`` and ``delta > 0``).
-Higher values are taken to be better, as for every ranking metric here. A note
-under the table says what the marker means and counts the (system, query)
-values that were filled in, dropped or ignored, so that none is hidden.
+ties with it at the printed precision), and a marker follows the means that
+differ significantly from the baseline's: one marker for a significant
+improvement (``significant`` and ``delta > 0``), another for a significant loss
+(``significant`` and ``delta < 0``). Higher values are taken to be better, as
+for every ranking metric here. Optionally each cell also shows the (adjusted)
+p-value of its difference to the baseline and the confidence interval of its
+mean. A note under the table says what the markers mean and counts the
+(system, query) values that were filled in, dropped or ignored, so that none is
+hidden.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 import polars as pl
@@ -23,6 +28,9 @@ class _Cell:
     text: str
     best: bool
     improved: bool
+    worse: bool = False
+    p_value: float | None = None
+    interval: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,30 @@ def _check_digits(digits: object) -> int:
         msg = f"`digits` must be an int in [0, 15], got {digits!r}"
         raise ValueError(msg)
     return digits
+
+
+def _check_extras(comparison: pl.DataFrame, p_values: bool, intervals: bool) -> None:
+    wanted = (["p_value"] if p_values else []) + (["ci_low", "ci_high"] if intervals else [])
+    absent = [name for name in wanted if name not in comparison.columns]
+    if absent:
+        msg = f"`comparison` lacks the columns {absent} that p_values/intervals show"
+        raise ValueError(msg)
+
+
+def _p_of(row: dict[str, object]) -> float | None:
+    """The p-value that decided ``significant``: the adjusted one where there is one."""
+    for name in ("p_value_adjusted", "p_value"):
+        value = row.get(name)
+        if isinstance(value, float) and value == value:
+            return value
+    return None
+
+
+def _interval_of(row: dict[str, object]) -> tuple[float, float] | None:
+    low, high = row.get("ci_low"), row.get("ci_high")
+    if isinstance(low, float) and isinstance(high, float):
+        return low, high
+    return None
 
 
 def _table(comparison: pl.DataFrame, digits: int) -> _Table:
@@ -67,12 +99,21 @@ def _table(comparison: pl.DataFrame, digits: int) -> _Table:
         best = max(printed) if printed else None
         for row in rows.iter_rows(named=True):
             text = texts[row["system"]]
+            significant = bool(row["significant"]) and not row["is_baseline"]
             cells[(metric, row["system"])] = _Cell(
                 text,
                 best is not None and text != "–" and float(text) == best,
-                bool(row["significant"]) and (row["delta"] or 0.0) > 0.0,
+                significant and (row["delta"] or 0.0) > 0.0,
+                significant and (row["delta"] or 0.0) < 0.0,
+                None if row["is_baseline"] else _p_of(row),
+                _interval_of(row),
             )
     return _Table(metrics, systems, baselines[0], cells, _counts_notes(comparison))
+
+
+def p_value_text(p: float) -> str:
+    """A p-value as a table prints it: three decimals, or ``<0.001``."""
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _counts_notes(comparison: pl.DataFrame) -> list[str]:
@@ -101,36 +142,75 @@ def _counts_notes(comparison: pl.DataFrame) -> list[str]:
     return notes
 
 
-def _marker_note(table: _Table, marker: str, test: str | None) -> str:
+def _legend(
+    table: _Table,
+    markers: tuple[str, str],
+    test: str | None,
+    extras: tuple[bool, bool],
+) -> list[str]:
+    """The note under the table: bold, both markers, the p-values and intervals shown."""
     how = f" ({test})" if test else ""
-    return (
-        f"Bold: best per metric. {marker}: significant improvement over the baseline "
-        f"{table.baseline}{how}."
-    )
+    gain, loss = markers
+    lines = [
+        f"Bold: best per metric. {gain}: significant improvement over the baseline "
+        f"{table.baseline}{how}.",
+        f"{loss}: significantly worse than the baseline.",
+    ]
+    p_values, intervals = extras
+    if p_values:
+        lines.append("p: the p-value of the difference to the baseline (adjusted, if corrected).")
+    if intervals:
+        lines.append("[low, high]: the confidence interval of the mean (level 1 - alpha).")
+    return lines
+
+
+def _extras_text(cell: _Cell, extras: tuple[bool, bool], digits: int) -> str:
+    p_values, intervals = extras
+    parts = []
+    if p_values and cell.p_value is not None:
+        parts.append(f"(p={p_value_text(cell.p_value)})")
+    if intervals and cell.interval is not None:
+        low, high = cell.interval
+        parts.append(f"[{low:.{digits}f}, {high:.{digits}f}]")
+    return " ".join(parts)
 
 
 def markdown_table(
-    comparison: pl.DataFrame, *, digits: int = 4, marker: str = "†", test: str | None = None
+    comparison: pl.DataFrame,
+    *,
+    digits: int = 4,
+    marker: str = "†",
+    loss_marker: str = "‡",
+    test: str | None = None,
+    p_values: bool = False,
+    intervals: bool = False,
 ) -> str:
     """
     Render a comparison as a Markdown results table.
 
     Systems are rows (the baseline first, with ``(baseline)`` after its name)
-    and metrics are columns. The best mean per metric is ``**bold**`` and
-    ``marker`` follows each mean that significantly improves on the baseline. A
-    note under the table explains both and reports filled, dropped and ignored
-    values.
+    and metrics are columns. The best mean per metric is ``**bold**``;
+    ``marker`` follows each mean that significantly improves on the baseline,
+    ``loss_marker`` each mean significantly worse than it. A note under the
+    table explains them and reports filled, dropped and ignored values.
 
     Parameters
     ----------
     comparison
         The result of :func:`polars_rankmetrics.compare`.
     digits
-        Decimal places of the means.
+        Decimal places of the means (and of the intervals).
     marker
-        The mark of a significant improvement.
+        The mark of a significant improvement (``"▲"``, ``"+"``, ...).
+    loss_marker
+        The mark of a significant loss (``"▼"``, ``"-"``, ...).
     test
         A description of the test for the note, e.g. ``"paired t-test, Holm"``.
+    p_values
+        Also print each system's p-value against the baseline (the adjusted one
+        when a correction was applied; ``<0.001`` below 0.001) after its mean.
+    intervals
+        Also print the confidence interval of each mean, ``[low, high]``.
 
     Examples
     --------
@@ -149,8 +229,16 @@ def markdown_table(
     | dense | **0.475**† | 0.325 |
     <BLANKLINE>
     Bold: best per metric. †: significant improvement over the baseline bm25.
+    ‡: significantly worse than the baseline.
+    >>> table = rm.markdown_table(
+    ...     rm.compare(per_query, baseline="bm25"), digits=3, marker="▲", p_values=True
+    ... )
+    >>> print(table.splitlines()[3])
+    | dense | **0.475**▲ (p=0.006) | 0.325 (p=0.391) |
     """
     table = _table(comparison, _check_digits(digits))
+    _check_extras(comparison, p_values, intervals)
+    extras = (p_values, intervals)
     lines = [
         "| System | " + " | ".join(_escape_markdown(m) for m in table.metrics) + " |",
         "|:---|" + "---:|" * len(table.metrics),
@@ -161,9 +249,11 @@ def markdown_table(
         for metric in table.metrics:
             cell = table.cells.get((metric, name), _Cell("–", False, False))
             text = f"**{cell.text}**" if cell.best else cell.text
-            cells.append(text + (marker if cell.improved else ""))
+            text += marker if cell.improved else (loss_marker if cell.worse else "")
+            extra = _extras_text(cell, extras, digits)
+            cells.append(f"{text} {extra}" if extra else text)
         lines.append(f"| {_escape_markdown(label)} | " + " | ".join(cells) + " |")
-    lines += ["", _marker_note(table, marker, test), *table.notes]
+    lines += ["", *_legend(table, (marker, loss_marker), test, extras), *table.notes]
     return "\n".join(lines)
 
 
@@ -182,11 +272,58 @@ _LATEX_SPECIALS = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    # Plain pdflatex reads ASCII only (no inputenc, no unicode-math): the usual
+    # non-ASCII characters of names and notes, in commands of LaTeX's base.
+    "α": r"$\alpha$",
+    "β": r"$\beta$",
+    "–": "--",
+    "—": "---",
+    "‘": "`",
+    "’": "'",
+    "“": "``",
+    "”": "''",
+    "…": r"\ldots{}",
+    "†": r"$\dagger$",
+    "‡": r"$\ddagger$",
+    "▲": r"$\bigtriangleup$",
+    "▼": r"$\bigtriangledown$",
+    "±": r"$\pm$",
+    "×": r"$\times$",
+    "≤": r"$\leq$",
+    "≥": r"$\geq$",
+    "·": r"$\cdot$",
 }
 
 
 def _escape_latex(text: str) -> str:
-    return "".join(_LATEX_SPECIALS.get(character, character) for character in text)
+    """``text`` as pure-ASCII LaTeX: specials escaped, other characters spelt in ASCII.
+
+    An accented letter loses its accent (``é`` becomes ``e``); a character with
+    no ASCII spelling becomes ``?``.
+    """
+    out = []
+    for character in text:
+        if character in _LATEX_SPECIALS:
+            out.append(_LATEX_SPECIALS[character])
+        elif character.isascii():
+            out.append(character)
+        else:
+            plain = unicodedata.normalize("NFKD", character).encode("ascii", "ignore").decode()
+            out.append("".join(_LATEX_SPECIALS.get(c, c) for c in plain) or "?")
+    return "".join(out)
+
+
+def _latex_extras(cell: _Cell, extras: tuple[bool, bool], digits: int) -> str:
+    p_values, intervals = extras
+    parts = []
+    if p_values and cell.p_value is not None:
+        parts.append(f"($p{'<0.001' if cell.p_value < 0.001 else f'={cell.p_value:.3f}'}$)")
+    if intervals and cell.interval is not None:
+        low, high = cell.interval
+        parts.append(f"[{low:.{digits}f}, {high:.{digits}f}]")
+    return r" {\footnotesize " + " ".join(parts) + "}" if parts else ""
 
 
 def latex_table(
@@ -194,34 +331,49 @@ def latex_table(
     *,
     digits: int = 4,
     marker: str = r"\dagger",
+    loss_marker: str = r"\ddagger",
     test: str | None = None,
     caption: str | None = None,
     label: str | None = None,
+    p_values: bool = False,
+    intervals: bool = False,
+    booktabs: bool = True,
 ) -> str:
     r"""
-    Render a comparison as a LaTeX ``table`` with a booktabs ``tabular``.
+    Render a comparison as a LaTeX ``table``, pure ASCII.
 
     Systems are rows (the baseline first), metrics are columns. The best mean
-    per metric is ``\textbf``, and ``$^{marker}$`` follows each mean that
-    significantly improves on the baseline. The caption (``caption``, then the
-    explanation of bold and the marker, then filled, dropped and ignored counts)
-    keeps the table self-explanatory. Needs ``\usepackage{booktabs}``. Names are
-    escaped for LaTeX.
+    per metric is ``\textbf``; ``$^{marker}$`` follows each mean that
+    significantly improves on the baseline, ``$^{loss_marker}$`` each one
+    significantly worse. The caption (``caption``, then the explanation of bold
+    and the markers, then filled, dropped and ignored counts) keeps the table
+    self-explanatory. The source is ASCII (names and notes are escaped, ``α``
+    is ``$\alpha$``, accents are dropped), so plain ``pdflatex`` compiles it;
+    the rules need ``\usepackage{booktabs}``, or ``booktabs=False`` for
+    ``\hline`` rules and no package at all.
 
     Parameters
     ----------
     comparison
         The result of :func:`polars_rankmetrics.compare`.
     digits
-        Decimal places of the means.
+        Decimal places of the means (and of the intervals).
     marker
-        Math-mode symbol of a significant improvement.
+        Math-mode symbol of a significant improvement (``\bigtriangleup``, ...).
+    loss_marker
+        Math-mode symbol of a significant loss (``\bigtriangledown``, ...).
     test
         A description of the test for the caption.
     caption
         Text that starts the caption.
     label
         A ``\label`` for the table.
+    p_values
+        Also print each system's p-value against the baseline after its mean.
+    intervals
+        Also print the confidence interval of each mean.
+    booktabs
+        ``\toprule``/``\midrule``/``\bottomrule`` (booktabs), or ``\hline``.
 
     Examples
     --------
@@ -243,17 +395,21 @@ def latex_table(
     dense & \textbf{0.475}$^{\dagger}$ \\
     \bottomrule
     \end{tabular}
-    \caption{Bold: best per metric. $\dagger$: significant improvement over the baseline bm25.}
+    \caption{Bold: best per metric. $\dagger$: significant improvement over the baseline bm25.
+    $\ddagger$: significantly worse than the baseline.}
     \end{table}
     """
     table = _table(comparison, _check_digits(digits))
+    _check_extras(comparison, p_values, intervals)
+    extras = (p_values, intervals)
+    rules = (r"\toprule", r"\midrule", r"\bottomrule") if booktabs else (r"\hline",) * 3
     lines = [
         r"\begin{table}",
         r"\centering",
         r"\begin{tabular}{l" + "r" * len(table.metrics) + "}",
-        r"\toprule",
+        rules[0],
         "System & " + " & ".join(_escape_latex(m) for m in table.metrics) + r" \\",
-        r"\midrule",
+        rules[1],
     ]
     for name in table.systems:
         label_text = f"{name} (baseline)" if name == table.baseline else name
@@ -262,16 +418,20 @@ def latex_table(
             cell = table.cells.get((metric, name), _Cell("–", False, False))
             shown = "--" if cell.text == "–" else cell.text
             text = rf"\textbf{{{shown}}}" if cell.best else shown
-            cells.append(text + (f"$^{{{marker}}}$" if cell.improved else ""))
+            mark = marker if cell.improved else (loss_marker if cell.worse else "")
+            cells.append(
+                text + (f"$^{{{mark}}}$" if mark else "") + _latex_extras(cell, extras, digits)
+            )
         lines.append(_escape_latex(label_text) + " & " + " & ".join(cells) + r" \\")
+    legend = _legend(table, (f"${marker}$", f"${loss_marker}$"), None, extras)
     how = f" ({_escape_latex(test)})" if test else ""
-    explanation = (
-        f"Bold: best per metric. ${marker}$: significant improvement over the baseline "
-        f"{_escape_latex(table.baseline)}{how}."
+    first = legend[0].replace(
+        f"baseline {table.baseline}.", f"baseline {_escape_latex(table.baseline)}{how}.", 1
     )
+    legend = [first, legend[1], *(_escape_latex(line) for line in legend[2:])]
     parts = [_escape_latex(caption)] if caption else []
-    parts += [explanation, *(_escape_latex(note) for note in table.notes)]
-    lines += [r"\bottomrule", r"\end{tabular}", r"\caption{" + " ".join(parts) + "}"]
+    parts += [*legend, *(_escape_latex(note) for note in table.notes)]
+    lines += [rules[2], r"\end{tabular}", r"\caption{" + "\n".join(parts) + "}"]
     if label:
         lines.append(rf"\label{{{label}}}")
     lines.append(r"\end{table}")
