@@ -22,18 +22,28 @@ import argparse
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from polars_rankmetrics.comparisons.arguments import (
+    TEST_NAMES,
+    DefaultsFormatter,
+    add_common,
+    add_compare_options,
+    add_plot_options,
+)
+from polars_rankmetrics.comparisons.output import (
+    MARKERS,
+    OutputError,
+    deliver,
+    output_format,
+    warn_if_few_queries,
+)
 from polars_rankmetrics.trec import evaluate, inputs
 
-_TEST_NAMES = {
-    "t": "paired t-test",
-    "randomization": "Fisher's randomization test",
-    "bootstrap": "paired bootstrap test",
-}
 _CHART_FORMATS = (".png", ".svg", ".html", ".json")
 
 
@@ -181,6 +191,17 @@ def query_set(qrels: pl.DataFrame) -> pl.Series:
     return qrels.filter(pl.col("relevance") > 0)["query"].unique(maintain_order=True)
 
 
+@dataclass(frozen=True)
+class Layout:
+    """How the table looks: its format, markers, and what each cell shows."""
+
+    output_format: str = "markdown"
+    markers: str = "arrows"
+    p_values: bool = False
+    intervals: bool = False
+    booktabs: bool = True
+
+
 def compare_report(
     per_query: pl.DataFrame,
     queries: pl.Series,
@@ -192,8 +213,8 @@ def compare_report(
     n_resamples: int,
     seed: int,
     missing: str,
-    output_format: str,
-) -> str:
+    layout: Layout,
+) -> tuple[str, pl.DataFrame]:
     """Compare evaluated systems and render the result; the baseline defaults to the first."""
     from polars_rankmetrics.comparisons.comparison import compare
     from polars_rankmetrics.comparisons.report import latex_table, markdown_table
@@ -211,14 +232,32 @@ def compare_report(
         missing=missing,  # type: ignore[arg-type]
     )
     corrected = {"holm": "Holm", "bonferroni": "Bonferroni", None: "no"}[correction]
-    how = f"{_TEST_NAMES[test]}, {corrected} correction, α = {alpha:g}"
-    if output_format == "markdown":
-        return markdown_table(comparison, test=how)
-    if output_format == "latex":
-        return latex_table(comparison, test=how)
-    if output_format == "csv":
-        return comparison.write_csv().rstrip("\n")
-    return comparison.write_json()
+    how = f"{TEST_NAMES[test]}, {corrected} correction, α = {alpha:g}"
+    markers = MARKERS[layout.markers]
+    if layout.output_format == "markdown":
+        text = markdown_table(
+            comparison,
+            marker=markers.gain,
+            loss_marker=markers.loss,
+            test=how,
+            p_values=layout.p_values,
+            intervals=layout.intervals,
+        )
+    elif layout.output_format == "latex":
+        text = latex_table(
+            comparison,
+            marker=markers.latex_gain,
+            loss_marker=markers.latex_loss,
+            test=how,
+            booktabs=layout.booktabs,
+            p_values=layout.p_values,
+            intervals=layout.intervals,
+        )
+    elif layout.output_format == "csv":
+        text = comparison.write_csv().rstrip("\n")
+    else:
+        text = comparison.write_json()
+    return text, comparison
 
 
 def _paths(args: argparse.Namespace) -> tuple[Path, list[Path]]:
@@ -240,13 +279,20 @@ def _fail(message: str) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    """``rankmetrics compare``: print a results table with significance markers."""
+    """``rankmetrics compare``: print or write a results table with significance markers."""
     try:
+        layout = Layout(
+            output_format(args.format, args.output),
+            args.markers,
+            args.p_values,
+            args.ci,
+            args.latex_rules == "booktabs",
+        )
         qrels_path, run_paths = _paths(args)
         qrels_columns, run_columns = _columns(args)
         qrels = read_qrels(qrels_path, qrels_columns)
         per_query = evaluate_runs(qrels, run_paths, args.measures, run_columns)
-        report = compare_report(
+        report, comparison = compare_report(
             per_query,
             query_set(qrels),
             baseline=args.baseline,
@@ -256,11 +302,12 @@ def run_compare(args: argparse.Namespace) -> int:
             n_resamples=args.n_resamples,
             seed=args.seed,
             missing=args.missing,
-            output_format=args.format,
+            layout=layout,
         )
-    except (CommandError, ValueError) as error:
+        warn_if_few_queries(comparison)
+        deliver(report, args.output)
+    except (CommandError, OutputError, ValueError) as error:
         return _fail(str(error))
-    print(report)
     return 0
 
 
@@ -340,65 +387,20 @@ def run_plot(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "qrels",
-        help="qrels: a TREC qrels file (or .gz, or - for stdin) or parquet (query, doc, relevance)",
-    )
-    parser.add_argument(
-        "runs",
-        nargs="+",
-        help="runs: TREC run files (or .gz, or -) or parquet (query, doc, score[, run_id])",
-    )
-    parser.add_argument(
-        "--qrels-columns",
-        metavar="ROLE=NAME,...",
-        help="the qrels' columns where not the usual names, e.g. query=topic,relevance=grade",
-    )
-    parser.add_argument(
-        "--run-columns",
-        metavar="ROLE=NAME,...",
-        help="the runs' columns where not the usual names, e.g. score=sim",
-    )
-    parser.add_argument(
-        "--baseline", help="the system the others are compared with (default: the first run)"
-    )
-    parser.add_argument(
-        "--missing",
-        choices=["zero", "drop"],
-        default="zero",
-        help="a query a run lacks scores 0 (default), or is dropped for every run",
-    )
-
-
 def add_subcommand(subcommands: Any) -> None:
     """Register ``rankmetrics compare`` and ``rankmetrics plot``."""
     compare_parser = subcommands.add_parser(
         "compare",
         help="compare runs: means, confidence intervals and significance tests",
-        description="Evaluate runs and print a results table with significance markers.",
+        description=(
+            "Evaluate runs and print a results table: the mean of each measure per run, "
+            "the best in bold, and a mark after each mean significantly better (▲) or "
+            "worse (▼) than the baseline's. Warns on stderr below 10 paired queries."
+        ),
+        formatter_class=DefaultsFormatter,
     )
-    _add_common(compare_parser)
-    compare_parser.add_argument(
-        "-m",
-        dest="measures",
-        action="append",
-        required=True,
-        metavar="MEASURE",
-        help="a measure, e.g. map, ndcg_cut_10, P@10 (repeatable)",
-    )
-    compare_parser.add_argument(
-        "--test", choices=list(_TEST_NAMES), default="t", help="paired significance test"
-    )
-    compare_parser.add_argument(
-        "--correction", choices=["holm", "bonferroni", "none"], default="holm"
-    )
-    compare_parser.add_argument("--alpha", type=float, default=0.05)
-    compare_parser.add_argument("--n-resamples", type=int, default=10_000)
-    compare_parser.add_argument("--seed", type=int, default=0)
-    compare_parser.add_argument(
-        "--format", choices=["markdown", "latex", "csv", "json"], default="markdown"
-    )
+    add_common(compare_parser)
+    add_compare_options(compare_parser)
     compare_parser.set_defaults(run=run_compare)
 
     plot_parser = subcommands.add_parser(
@@ -408,21 +410,8 @@ def add_subcommand(subcommands: Any) -> None:
             "Draw the runs' 11-point interpolated PR curves (mean over queries), one "
             "run's per-query curves, or per-query differences of a measure to the baseline."
         ),
+        formatter_class=DefaultsFormatter,
     )
-    _add_common(plot_parser)
-    plot_parser.add_argument(
-        "-o", dest="output", required=True, help="output file: .png, .svg, .html or .json"
-    )
-    plot_parser.add_argument(
-        "--kind",
-        choices=["interpolated", "exact"],
-        default="interpolated",
-        help="11-point interpolated curves, or exact ones (with --per-query)",
-    )
-    plot_parser.add_argument("--per-query", metavar="SYSTEM", help="one curve per query of SYSTEM")
-    plot_parser.add_argument(
-        "--delta", metavar="MEASURE", help="per-query difference of MEASURE to the baseline"
-    )
-    plot_parser.add_argument("--title")
-    plot_parser.add_argument("--scale", type=float, default=2.0, help="PNG scale factor")
+    add_common(plot_parser)
+    add_plot_options(plot_parser)
     plot_parser.set_defaults(run=run_plot)

@@ -1,0 +1,146 @@
+"""The command-line options of ``rankmetrics compare`` and ``rankmetrics plot``.
+
+``--help`` shows each option's default.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from polars_rankmetrics.comparisons.output import FORMATS, MARKERS
+
+TEST_NAMES = {
+    "t": "paired t-test",
+    "randomization": "Fisher's randomization test",
+    "bootstrap": "paired bootstrap test",
+}
+"""``--test``'s choices and how the table's note names them."""
+
+
+class DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Show each option's default, except where there is none (None, or a flag's False)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
+
+
+def add_common(parser: argparse.ArgumentParser) -> None:
+    """The inputs and options that ``compare`` and ``plot`` share."""
+    parser.add_argument(
+        "qrels",
+        help="qrels: a TREC qrels file (or .gz, or - for stdin) or parquet (query, doc, relevance)",
+    )
+    parser.add_argument(
+        "runs",
+        nargs="+",
+        help="runs: TREC run files (or .gz, or -) or parquet (query, doc, score[, run_id])",
+    )
+    parser.add_argument(
+        "--qrels-columns",
+        metavar="ROLE=NAME,...",
+        help="the qrels' columns where not the usual names, e.g. query=topic,relevance=grade",
+    )
+    parser.add_argument(
+        "--run-columns",
+        metavar="ROLE=NAME,...",
+        help="the runs' columns where not the usual names, e.g. score=sim",
+    )
+    parser.add_argument(
+        "--baseline", help="the system the others are compared with (default: the first run)"
+    )
+    parser.add_argument(
+        "--missing",
+        choices=["zero", "drop"],
+        default="zero",
+        help="a query a run lacks scores 0, or is dropped for every run",
+    )
+
+
+def add_compare_options(parser: argparse.ArgumentParser) -> None:
+    """``compare``'s own options: the test, the output and what the table shows."""
+    parser.add_argument(
+        "-m",
+        dest="measures",
+        action="append",
+        required=True,
+        metavar="MEASURE",
+        help="a measure, e.g. map, ndcg_cut_10, P@10 (repeatable)",
+    )
+    parser.add_argument(
+        "--test", choices=list(TEST_NAMES), default="t", help="the paired significance test"
+    )
+    parser.add_argument(
+        "--correction",
+        choices=["holm", "bonferroni", "none"],
+        default="holm",
+        help="the correction of the p-values for the several systems compared",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="significance level; the confidence intervals are at 1 - alpha",
+    )
+    parser.add_argument(
+        "--n-resamples",
+        type=int,
+        default=10_000,
+        help="resamples of the randomization and bootstrap tests and intervals",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the resampling")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the table to FILE (atomically), not standard output; the format "
+        "follows its extension (.md, .txt, .tex, .csv, .json) unless --format",
+    )
+    parser.add_argument(
+        "--format",
+        choices=list(FORMATS),
+        help="the table's format (default: from -o's extension, else markdown)",
+    )
+    parser.add_argument(
+        "--markers",
+        choices=list(MARKERS),
+        default="arrows",
+        help="marks of a significant improvement / loss against the baseline: "
+        "arrows ▲/▼ (LaTeX: bigtriangleup/bigtriangledown), daggers †/‡, ascii +/-",
+    )
+    parser.add_argument(
+        "--p-values",
+        action="store_true",
+        help="print each system's p-value against the baseline (adjusted) beside its mean",
+    )
+    parser.add_argument(
+        "--ci",
+        action="store_true",
+        help="print the confidence interval of each mean beside it",
+    )
+    parser.add_argument(
+        "--latex-rules",
+        choices=["booktabs", "hline"],
+        default="booktabs",
+        help="LaTeX rules: booktabs (needs \\usepackage{booktabs}) or \\hline (no package)",
+    )
+
+
+def add_plot_options(parser: argparse.ArgumentParser) -> None:
+    """``plot``'s own options."""
+    parser.add_argument(
+        "-o", dest="output", required=True, help="output file: .png, .svg, .html or .json"
+    )
+    parser.add_argument(
+        "--kind",
+        choices=["interpolated", "exact"],
+        default="interpolated",
+        help="11-point interpolated curves, or exact ones (with --per-query)",
+    )
+    parser.add_argument("--per-query", metavar="SYSTEM", help="one curve per query of SYSTEM")
+    parser.add_argument(
+        "--delta", metavar="MEASURE", help="per-query difference of MEASURE to the baseline"
+    )
+    parser.add_argument("--title", help="the chart's title (default: says what it shows)")
+    parser.add_argument("--scale", type=float, default=2.0, help="PNG scale factor")
