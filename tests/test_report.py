@@ -1,4 +1,4 @@
-"""Markdown and LaTeX results tables: bold for the best, markers for significant gains and losses."""
+"""Markdown and LaTeX results tables: bold for the best, markers for significant changes."""
 
 from __future__ import annotations
 

@@ -160,7 +160,7 @@ def _legend(
     if p_values:
         lines.append("p: the p-value of the difference to the baseline (adjusted, if corrected).")
     if intervals:
-        lines.append("[low, high]: the confidence interval of the mean (level 1 - alpha).")
+        lines.append("[low, high]: the confidence interval of the mean (level 1 - α).")
     return lines
 
 
@@ -168,7 +168,8 @@ def _extras_text(cell: _Cell, extras: tuple[bool, bool], digits: int) -> str:
     p_values, intervals = extras
     parts = []
     if p_values and cell.p_value is not None:
-        parts.append(f"(p={p_value_text(cell.p_value)})")
+        shown = p_value_text(cell.p_value)
+        parts.append(f"(p{shown})" if shown.startswith("<") else f"(p={shown})")
     if intervals and cell.interval is not None:
         low, high = cell.interval
         parts.append(f"[{low:.{digits}f}, {high:.{digits}f}]")
