@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -14,6 +15,19 @@ from polars_rankmetrics.trec import cli as trec_cli
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``rankmetrics``; returns the process exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(arguments)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as a tool killed by SIGPIPE.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        sys.stderr.write("rankmetrics: interrupted\n")
+        return 130
+
+
+def _dispatch(arguments: list[str]) -> int:
     if arguments[:1] == ["trec-eval"]:
         # trec_eval's own command line (GNU getopt, not argparse): see trec/trec_eval.py.
         return trec_cli.run(arguments[1:])

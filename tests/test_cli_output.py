@@ -279,3 +279,39 @@ def test_evaluation_repr_elides_long_measure_lists(files: tuple[str, str]) -> No
     assert "more: see .aggregate)" in text
     assert len(text.split("\n")) < 50
     assert "Measure(" not in text
+
+
+# --- error paths without tracebacks -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("subcommand", ["trec-eval", "compare"])
+def test_a_closed_pipe_ends_quietly(files: tuple[str, str], subcommand: str) -> None:
+    """`rankmetrics ... | head -1`: no BrokenPipeError traceback, SIGPIPE's status 141."""
+    args = ["-q", "-m", "all_trec"] if subcommand == "trec-eval" else ["-m", "AP", "-m", "P@5"]
+    if subcommand == "compare":
+        args += ["--format", "json"]
+    script = (
+        "import sys; from polars_rankmetrics.cli import main; "
+        "sys.stdout.write(''); sys.exit(main(sys.argv[1:]))"
+    )
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before anything is written
+    done = subprocess.run(
+        [sys.executable, "-c", script, subcommand, *args, *files],
+        stdout=write,
+        stderr=subprocess.PIPE,
+        check=False,
+    )
+    os.close(write)
+    assert b"Traceback" not in done.stderr, done.stderr.decode()
+    assert done.returncode == 141
+
+
+def test_an_unwritable_chart_is_one_line(
+    files: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "nowhere" / "chart.svg"
+    assert main(["plot", *files, "-o", str(target)]) == 2
+    assert capsys.readouterr().err == (
+        f"rankmetrics: error: cannot write {target}: No such file or directory\n"
+    )

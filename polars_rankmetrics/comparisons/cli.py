@@ -383,7 +383,10 @@ def run_plot(args: argparse.Namespace) -> int:
     from polars_rankmetrics.comparisons.plot import save_chart
 
     save_options = {"scale_factor": args.scale} if output.suffix.lower() == ".png" else {}
-    save_chart(chart, output, **save_options)
+    try:
+        save_chart(chart, output, **save_options)
+    except OSError as error:
+        return _fail(f"cannot write {output}: {error.strerror}")
     return 0
 
 

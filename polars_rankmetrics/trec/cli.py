@@ -155,6 +155,8 @@ def run(argv: Sequence[str]) -> int:
                 plain = text.startswith(("Usage:", "   ", "rankmetrics "))
                 sys.stderr.write(f"{'' if plain else _PREFIX}{text}\n")
         return finished.status
+    except BrokenPipeError:  # the reader went away: ends quietly in cli.main
+        raise
     except OSError as error:  # writing the output
         sys.stderr.write(f"{_PREFIX}{error}\n")
         return 2
