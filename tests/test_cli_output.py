@@ -91,10 +91,13 @@ def test_csv_prints_the_shortest_repr_of_each_double(
 
 def test_python_per_query_values_are_true_quotients(files: tuple[str, str]) -> None:
     result = rm.evaluate(files[0], files[1], ["P_10", "recall_10"])
+    total = 0.0
     for query, precision, recall in result.per_query.iter_rows():
         hits = _hits(int(query[1:]))
         assert precision == hits / 10
         assert recall == hits / (hits + _extra(int(query[1:])))
+        total += precision
+    assert result.aggregate["P_10"][0] == total / N_QUERIES  # added in order, then divided
 
 
 # --- --output and --format --------------------------------------------------------------------
