@@ -122,6 +122,8 @@ def test_p_values_and_intervals_in_the_table(
     mean = sum(base) / len(base)
     assert float(low) < mean < float(high)
     assert "(p=" not in rows["base (baseline)"][0]
+    assert out.isascii()  # --markers ascii: the whole table
+    assert "alpha = 0.05" in out
     assert "p: the p-value of the difference to the baseline" in out
     assert "[low, high]: the confidence interval of the mean" in out
 

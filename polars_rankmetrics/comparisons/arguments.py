@@ -107,7 +107,8 @@ def add_compare_options(parser: argparse.ArgumentParser) -> None:
         choices=list(MARKERS),
         default="arrows",
         help="marks of a significant improvement / loss against the baseline: "
-        "arrows ▲/▼ (LaTeX: bigtriangleup/bigtriangledown), daggers †/‡, ascii +/-",
+        "arrows ▲/▼ (LaTeX: bigtriangleup/bigtriangledown), daggers †/‡, or ascii +/- "
+        "(then the whole Markdown table is ASCII)",
     )
     parser.add_argument(
         "--p-values",

@@ -232,7 +232,8 @@ def compare_report(
         missing=missing,  # type: ignore[arg-type]
     )
     corrected = {"holm": "Holm", "bonferroni": "Bonferroni", None: "no"}[correction]
-    how = f"{TEST_NAMES[test]}, {corrected} correction, α = {alpha:g}"
+    plain = layout.markers == "ascii"
+    how = f"{TEST_NAMES[test]}, {corrected} correction, {'alpha' if plain else 'α'} = {alpha:g}"
     markers = MARKERS[layout.markers]
     if layout.output_format == "markdown":
         text = markdown_table(
@@ -243,6 +244,8 @@ def compare_report(
             p_values=layout.p_values,
             intervals=layout.intervals,
         )
+        if plain:  # the whole table in ASCII: '-' for a missing mean, 'alpha'
+            text = text.replace("–", "-").replace("α", "alpha")
     elif layout.output_format == "latex":
         text = latex_table(
             comparison,

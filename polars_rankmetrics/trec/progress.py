@@ -20,13 +20,14 @@ DELAY = 1.0
 
 
 class _Status:
-    """A rich status line started by a timer, updated with each step's name."""
+    """A rich progress line (spinner, step, elapsed time) started by a timer."""
 
     def __init__(self, stream: TextIO, description: str) -> None:
         self.stream = stream
         self.description = description
         self.lock = threading.Lock()
         self.status: Any = None
+        self.task: Any = None
         self.closed = False
 
     def _text(self) -> str:
@@ -35,20 +36,27 @@ class _Status:
     def start(self) -> None:
         try:
             from rich.console import Console
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
         except ImportError:  # pragma: no cover - depends on the environment
             return
         with self.lock:
             if self.closed:
                 return
-            console = Console(file=self.stream, stderr=True)
-            self.status = console.status(self._text(), spinner="dots")
+            self.status = Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                TimeElapsedColumn(),
+                console=Console(file=self.stream, stderr=True),
+                transient=True,
+            )
+            self.task = self.status.add_task(self._text(), total=None)
             self.status.start()
 
     def update(self, description: str) -> None:
         with self.lock:
             self.description = description
             if self.status is not None:
-                self.status.update(self._text())
+                self.status.update(self.task, description=self._text())
 
     def stop(self) -> None:
         with self.lock:
