@@ -22,9 +22,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
-    except KeyboardInterrupt:
-        sys.stderr.write("rankmetrics: interrupted\n")
-        return 130
 
 
 def _dispatch(arguments: list[str]) -> int:
