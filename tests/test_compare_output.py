@@ -180,7 +180,7 @@ def test_help_shows_the_defaults(capsys: pytest.CaptureFixture[str]) -> None:
         "(default: 10000)",
         "(default: arrows)",
         "(default: zero)",
-        "(default: booktabs)",
+        "(default: hline)",
     ):
         assert default in text
     assert "(default: None)" not in text and "(default: False)" not in text
@@ -235,7 +235,7 @@ def test_latex_compiles_with_plain_pdflatex(
     paths: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str]
 ) -> None:
     # \hline rules need no package at all: plain pdflatex, nothing else.
-    table = _latex(paths, capsys, "--latex-rules", "hline", *extra)
+    table = _latex(paths, capsys, *extra)
     done = _compile(tmp_path, table, [])
     assert done.returncode == 0, done.stdout[-2000:]
     assert (tmp_path / "table.pdf").read_bytes().startswith(b"%PDF")
@@ -250,7 +250,8 @@ def test_latex_compiles_with_plain_pdflatex(
 def test_latex_with_booktabs_compiles(
     paths: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    done = _compile(tmp_path, _latex(paths, capsys, "--p-values"), ["booktabs"])
+    table = _latex(paths, capsys, "--p-values", "--latex-rules", "booktabs")
+    done = _compile(tmp_path, table, ["booktabs"])
     assert done.returncode == 0, done.stdout[-2000:]
 
 

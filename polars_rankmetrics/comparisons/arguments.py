@@ -123,8 +123,11 @@ def add_compare_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--latex-rules",
         choices=["booktabs", "hline"],
-        default="booktabs",
-        help="LaTeX rules: booktabs (needs \\usepackage{booktabs}) or \\hline (no package)",
+        default="hline",
+        help=(
+            "LaTeX rules: \\hline (no package: plain pdflatex compiles the table) "
+            "or booktabs (needs \\usepackage{booktabs})"
+        ),
     )
 
 

@@ -199,7 +199,7 @@ class Layout:
     markers: str = "arrows"
     p_values: bool = False
     intervals: bool = False
-    booktabs: bool = True
+    booktabs: bool = False
 
 
 def compare_report(

@@ -338,7 +338,7 @@ def latex_table(
     label: str | None = None,
     p_values: bool = False,
     intervals: bool = False,
-    booktabs: bool = True,
+    booktabs: bool = False,
 ) -> str:
     r"""
     Render a comparison as a LaTeX ``table``, pure ASCII.
@@ -350,8 +350,8 @@ def latex_table(
     and the markers, then filled, dropped and ignored counts) keeps the table
     self-explanatory. The source is ASCII (names and notes are escaped, ``α``
     is ``$\alpha$``, accents are dropped), so plain ``pdflatex`` compiles it;
-    the rules need ``\usepackage{booktabs}``, or ``booktabs=False`` for
-    ``\hline`` rules and no package at all.
+    its ``\hline`` rules need no package (``booktabs=True`` gives booktabs'
+    rules, which need ``\usepackage{booktabs}``).
 
     Parameters
     ----------
@@ -374,7 +374,7 @@ def latex_table(
     intervals
         Also print the confidence interval of each mean.
     booktabs
-        ``\toprule``/``\midrule``/``\bottomrule`` (booktabs), or ``\hline``.
+        ``\toprule``/``\midrule``/``\bottomrule`` (booktabs), not ``\hline``.
 
     Examples
     --------
@@ -389,12 +389,12 @@ def latex_table(
     \begin{table}
     \centering
     \begin{tabular}{lr}
-    \toprule
+    \hline
     System & ndcg\_cut\_10 \\
-    \midrule
+    \hline
     bm25 (baseline) & 0.300 \\
     dense & \textbf{0.475}$^{\dagger}$ \\
-    \bottomrule
+    \hline
     \end{tabular}
     \caption{Bold: best per metric. $\dagger$: significant improvement over the baseline bm25.
     $\ddagger$: significantly worse than the baseline.}
