@@ -9,7 +9,9 @@ import json
 import resource
 import sys
 
-from benchmarks.contenders import BASELINE_RSS_MIB, CLOCK, CONTENDERS, memory_mib
+import polars as pl
+
+from benchmarks.contenders import BASELINE_RSS_MIB, BOTH_CLOCKS, CLOCK, CONTENDERS, memory_mib
 
 
 def peak_rss_mib() -> float:
@@ -30,6 +32,9 @@ def main(argv: list[str]) -> int:
         "name": name,
         "stage": stage,
         "seconds": seconds,
+        "wall": BOTH_CLOCKS["wall"],
+        "cpu": BOTH_CLOCKS["cpu"],
+        "threads": pl.thread_pool_size(),
         "peak_rss_mib": peak,
         "baseline_rss_mib": BASELINE_RSS_MIB[0],
     }
