@@ -58,6 +58,21 @@ def numeric_score(score: pl.Expr) -> pl.Expr:
     return pl.when(score.floor() != math.nan).then(score)
 
 
+NARROW_CODES: tuple[tuple[type[pl.DataType], type[pl.DataType]], ...] = (
+    (pl.Int8, pl.Int8),
+    (pl.Int16, pl.Int16),
+    (pl.Int32, pl.Int32),
+    (pl.UInt8, pl.Int16),
+    (pl.UInt16, pl.Int32),
+    (pl.Boolean, pl.Int8),
+)
+"""Label types whose code (:attr:`Ranking.code`) sorts as an integer, and its type.
+
+``-1 - label`` of a label clipped at 0 fits the signed type of the same width,
+or the next wider one for unsigned labels.
+"""
+
+
 @dataclass(frozen=True)
 class Ranking:
     """How one group's rows are ranked, and which of them are relevant.
@@ -218,9 +233,31 @@ class Ranking:
         label = self.label
         return pl.when(self.retrieved).then(label).otherwise(-1.0 - label)
 
+    @property
+    def code(self) -> pl.Expr:
+        """:attr:`encoded` as the sort moves it: in a narrow integer type for integer labels.
+
+        Sorting is the costly step, and it moves the sorted values: an Int8
+        label's code sorts as Int8 (as the label itself would), a Float64 code
+        cost 0.3-0.45 s more at 10M rows on one thread. Cast to Float64 after
+        the sort (:meth:`ranked`), the values are exactly those of
+        :attr:`encoded`: the labels of these types are whole numbers that
+        Float64 holds exactly, and so is ``-1 - label`` in the wider type.
+        Every other type (floats, 64-bit integers, decimals, and what is not a
+        number, which fails at collect) takes :attr:`encoded` itself.
+        """
+        return self.relevance.pipe_with_dtype(self._code_for)
+
+    def _code_for(self, relevance: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+        narrow = next((to for source, to in NARROW_CODES if dtype == source), None)
+        if narrow is None:
+            return self.encoded
+        label = relevance.cast(narrow).fill_null(0).clip(lower_bound=0)
+        return pl.when(self.retrieved).then(label).otherwise(-1 - label)
+
     def ranked(self) -> pl.Expr:
         """The group's ranking as one Float64 list (see :mod:`.ranked`)."""
-        return self.order(self.encoded).implode()
+        return self.order(self.code).cast(pl.Float64).implode()
 
     @property
     def fields(self) -> frozenset[str]:

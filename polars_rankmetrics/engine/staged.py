@@ -386,7 +386,7 @@ def top_value(ranking: Ranking, bound: Bound, k: int, usage: Usage) -> pl.Expr:
     afterwards, with ``struct.with_fields``, costs polars a slow per-group path.
     """
     threshold = bound.threshold or ranking.threshold
-    parts = [ranking.order(ranking.encoded).head(k).implode()]
+    parts = [ranking.order(ranking.code).head(k).cast(pl.Float64).implode()]
     if _IDEAL in usage.quantities:
         parts.insert(0, ranking.label.sort(descending=True).head(k).implode())
     if _N_RELEVANT in usage.quantities:
