@@ -42,7 +42,7 @@ from benchmarks.data import write_dataset
 DEFAULT_CONTENDERS = [
     name
     for name in CONTENDERS
-    if name not in ("sklearn_e2e", "grouped_sort", "err_20", "alpha_ndcg_20")
+    if name not in ("sklearn_e2e", "grouped_sort", "err_20", "alpha_ndcg_20", "passes_hashed")
 ]
 SKLEARN_MAX_ROWS = 2_000_000
 PEERS = {"ranx": ("ranx", "ranx_e2e"), "pytrec_eval": ("pytrec_eval", "pytrec_eval_e2e")}

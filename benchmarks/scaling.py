@@ -56,6 +56,7 @@ SHORT = {
     "metrics_10": "metrics(), 10 measures",
     "separate": "6 separate .rank expressions",
     "passes": "evaluate_parquet(frame)",
+    "passes_hashed": "evaluate_parquet(frame), no query sort",
 }
 
 
