@@ -113,12 +113,61 @@ class StagedRanked(SharedRanked):
 
     recorded: dict[bytes, tuple[str, pl.Expr]] = field(default_factory=dict)
 
+    @property
+    def precision_terms(self) -> pl.Expr:
+        """AP's summands, as a placeholder that :meth:`aggregate` sums over the hits only.
+
+        A staged statistic reads them only in ``in_order(terms)`` or
+        ``in_order(terms.head(k))`` (see :func:`_sparse_terms_sum`); the probe
+        treats any other reading as unstaged (:func:`probe`).
+        """
+        return _TERMS_PLACEHOLDER
+
     def aggregate(self, value: pl.Expr) -> pl.Expr:
         """Record ``value`` (once per distinct expression); return its field."""
+        value = self._sparse(value)
         key = value.meta.serialize()
         if key not in self.recorded:
             self.recorded[key] = (f"_aggregate_{len(self.recorded)}", value)
         return pl.field(self.recorded[key][0])
+
+    def _sparse(self, value: pl.Expr) -> pl.Expr:
+        """``value`` as a sum over the hits, where it is a sum of AP's summands in rank order."""
+        summed = _summed_in_order(value)
+        if summed is None or _TERMS_NAME not in summed.meta.root_names():
+            return value
+        if summed.meta.eq(_TERMS_PLACEHOLDER):
+            return self._sparse_terms_sum(None)
+        literals = [part for part in summed.meta.pop() if part.meta.is_literal()]
+        if literals:
+            k = pl.select(literals[0]).item()
+            if isinstance(k, int) and summed.meta.eq(_TERMS_PLACEHOLDER.head(k)):
+                return self._sparse_terms_sum(k)
+        return value
+
+    def _hits(self, k: int | None) -> pl.Expr:
+        """1 (UInt32) at each hit of the list's first ``k`` positions, else 0: a list per list."""
+        listed = pl.element() if k is None else pl.element().list.head(k)
+        return listed.list.eval(self.top_hit(None).cast(pl.UInt32))
+
+    def _sparse_terms_sum(self, k: int | None) -> pl.Expr:
+        """``in_order(precision_terms.head(k))`` summed over the hits only, per list.
+
+        At the j-th hit, at rank r, the running count of hits is j, so its term
+        ``hit * found / rank`` is ``j / r``: the same division of the same two
+        numbers. The terms elsewhere are +0.0, which leave a sum in order
+        unchanged, so ``list.sum`` (which adds in order) over the hits gives the
+        same bits; ``abs`` turns the empty sum (-0.0) into the dense one's +0.0
+        (polars drops a ``+ 0.0``), and leaves the others, >= 0, as they are.
+        Every step is a list operation that polars runs over all lists at once
+        (``int_ranges``, list arithmetic, ``list.filter``), where the dense
+        ``cum_sum``/``cum_count`` cost a call per list.
+        """
+        hits = self._hits(k)
+        ranks = pl.int_ranges(1, hits.list.len() + 1, dtype=pl.UInt32) * hits
+        hit_ranks = ranks.list.filter(pl.element() > 0).cast(pl.List(pl.Float64))
+        found = pl.int_ranges(1, hits.list.sum() + 1).cast(pl.List(pl.Float64))
+        return (found / hit_ranks).list.sum().abs().alias(_PER_LIST)
 
     def divide(self, numerator: pl.Expr, denominator: float) -> pl.Expr:
         """A true division of the per-list values, by a per-list field (see ``Ranked.divide``)."""
@@ -138,6 +187,12 @@ class StagedRanked(SharedRanked):
 
 
 _CONSTANT = "_rankmetrics_constant"
+_PER_LIST = "_rankmetrics_per_list"
+"""The name of an aggregate already written as a reduction over each list (no rewriting)."""
+_TERMS_NAME = "_rankmetrics_precision_terms"
+_TERMS_PLACEHOLDER = pl.col(_TERMS_NAME)
+"""What a staged statistic reads as AP's summands: it never reaches polars (see
+``StagedRanked.precision_terms``)."""
 
 
 def _constant(value: float) -> pl.Expr:
@@ -160,6 +215,8 @@ def _per_list(value: pl.Expr) -> pl.Expr:
     instead of 10.6 ms). The values are the same. Any other aggregate (a
     whole statistic that is not staged) is evaluated with ``list.agg``.
     """
+    if value.meta.output_name(raise_if_undetermined=False) == _PER_LIST:
+        return value
     if value.meta.output_name(raise_if_undetermined=False) == _CONSTANT:
         # The number once per list, by a list length (no call per list).
         return pl.element().list.len().cast(pl.Float64) * 0.0 + value
@@ -207,10 +264,8 @@ class _Probe(StagedRanked):
     # The quantities below read the rank; a plain `Ranked` builds them, so that
     # the rank counts as used only where a statistic reads it itself.
 
-    @property
-    def precision_terms(self) -> pl.Expr:
-        self.used.add(_TERMS)
-        return Ranked(self.threshold).precision_terms
+    # `precision_terms` is StagedRanked's placeholder: it costs nothing where a
+    # staged statistic sums it (see `probe`).
 
     @property
     def log2_rank(self) -> pl.Expr:
@@ -285,7 +340,13 @@ def probe(
         value = bound.build(recorder)
         used |= recorder.used
         read.append(frozenset(recorder.used & FIELDS.keys()))
-        staged.append(bool(recorder.recorded) and not _reads_element(value))
+        is_staged = bool(recorder.recorded) and not _reads_element(value)
+        # AP's summands read otherwise than summed in order: computed whole, densely.
+        dense_terms = [value, *(expr for _, expr in recorder.recorded.values())]
+        if any(_TERMS_NAME in expr.meta.root_names() for expr in dense_terms):
+            used.add(_TERMS)
+            is_staged = False
+        staged.append(is_staged)
     return Usage(frozenset(used), tuple(staged), tuple(read))
 
 
@@ -371,6 +432,10 @@ class _TopRanked(StagedRanked):
     @property
     def n_relevant(self) -> pl.Expr:
         return self.aggregate(pl.element().first())
+
+    def _hits(self, k: int | None) -> pl.Expr:
+        # The codes are a slice of the list: cut them inside (a call per list).
+        return pl.element().list.eval(self.top_hit(k).cast(pl.UInt32))
 
     @property
     def ideal_labels(self) -> pl.Expr:
