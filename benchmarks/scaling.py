@@ -47,6 +47,7 @@ DEFAULT_CONTENDERS = [
     "metrics_10",
     "separate",
     "passes",
+    "passes_hashed",
 ]
 SHORT = {
     "grouped_sort": "grouped sort (floor)",
