@@ -68,3 +68,9 @@ def test_query_sort_changes_no_value(partitions: int, monkeypatch: pytest.Monkey
         .sort("query")
     )
     assert_frame_equal(sorted_first, by_hand, check_exact=True)
+
+
+def test_metrics_name_only_their_columns() -> None:
+    """``meta.root_names()`` (which evaluate_parquet reads columns by) names no ``''``."""
+    expr = rm.metrics("relevance", [*MEASURES, "bpref"], by="score")
+    assert set(expr.meta.root_names()) == {"relevance", "score"}

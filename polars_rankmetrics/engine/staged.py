@@ -160,12 +160,12 @@ class StagedRanked(SharedRanked):
         same bits; ``abs`` turns the empty sum (-0.0) into the dense one's +0.0
         (polars drops a ``+ 0.0``), and leaves the others, >= 0, as they are.
         Every step is a list operation that polars runs over all lists at once
-        (``int_ranges``, list arithmetic, ``list.filter``), where the dense
+        (``int_ranges``, list arithmetic, a filter), where the dense
         ``cum_sum``/``cum_count`` cost a call per list.
         """
         hits = self._hits(k)
         ranks = pl.int_ranges(1, hits.list.len() + 1, dtype=pl.UInt32) * hits
-        hit_ranks = ranks.list.filter(pl.element() > 0).cast(pl.List(pl.Float64))
+        hit_ranks = ranks.list.eval(pl.element().filter(pl.element() > 0)).cast(pl.List(pl.Float64))
         found = pl.int_ranges(1, hits.list.sum() + 1).cast(pl.List(pl.Float64))
         return (found / hit_ranks).list.sum().abs().alias(_PER_LIST)
 
