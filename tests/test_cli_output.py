@@ -157,10 +157,18 @@ def _pty_run(
     import pty  # POSIX only
 
     master, slave = pty.openpty()
+    # With a delay, the line's timer thread starts the line; the work must not end
+    # (and stop it) before it has: ``stop`` waits for ``start`` (5 s at most).
     setup = (
         ""
         if delay is None
-        else f"import polars_rankmetrics.trec.progress as p; p.DELAY = {delay}; "
+        else (
+            "import threading; import polars_rankmetrics.trec.progress as p; "
+            f"p.DELAY = {delay}; started = threading.Event(); "
+            "start, stop = p._Status.start, p._Status.stop; "
+            "p._Status.start = lambda self: (start(self), started.set())[0]; "
+            "p._Status.stop = lambda self: (started.wait(5), stop(self))[1]; "
+        )
     )
     code = (
         f"import sys; {setup}from polars_rankmetrics.cli import main; "
