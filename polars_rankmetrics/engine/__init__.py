@@ -2,7 +2,8 @@
 
 Imports point down, in this order: :mod:`.ranked` (the vocabulary statistics are
 written in), :mod:`.ties` (expectations over tied scores), :mod:`.ranking` (the
-sort), :mod:`.statistic` (how a statistic is declared), :mod:`.staged` (the fast
+sort), :mod:`.ideal` (the ideal order's top k by a sorting network),
+:mod:`.statistic` (how a statistic is declared), :mod:`.staged` (the fast
 paths) and :mod:`.entry` (the one entry point, which picks the path).
 """
 

@@ -25,6 +25,7 @@ that the statistics read and no others.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -260,6 +261,16 @@ class Ranked:
         """The gain labels of every row, retrieved or not, highest first: the ideal ranking."""
         # A full sort of the list: inside list.agg it is cheaper than a partial top_k.
         return self.label.sort(descending=True)
+
+    def ideal_dcg(self, k: int, gains: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+        """The DCG@k of the ideal ranking: ``gains`` of its labels over the discounts, in order.
+
+        ``gains`` maps labels to gains elementwise and keeps their order (a
+        higher label never gains less). An aggregate: the fast paths compute it
+        without sorting each list (:meth:`.staged.StagedRanked.ideal_dcg`).
+        """
+        ideal = gains(self.ideal_labels).head(k)
+        return self.aggregate(in_order(ideal / self.top_log2_rank(k)))
 
     def divide(self, numerator: pl.Expr, denominator: float) -> pl.Expr:
         """``numerator / denominator`` for a per-list ``numerator``: a true division (trec_eval).

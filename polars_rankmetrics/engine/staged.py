@@ -31,11 +31,12 @@ values are bit for bit those of the plain path (one ``list.agg`` per statistic).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import polars as pl
 
+from polars_rankmetrics.engine.ideal import NETWORK_INPUTS, network_ideal_dcg
 from polars_rankmetrics.engine.ranked import (
     FIELDS,
     RAW,
@@ -55,6 +56,10 @@ _DISCOUNT = "_discount"
 _IDEAL = "_ideal_labels"
 _CODE = "_code"
 _VALUE = "_value"
+# Not a per-position quantity: what the probe records when a statistic reads the
+# ideal DCG (the staged paths compute it without the ideal order, see
+# `StagedRanked.ideal_dcg`; the top k path reads the ideal order's top k).
+_IDEAL_DCG = "_ideal_dcg"
 # Not a per-position quantity: what the probe records when a statistic reads R.
 # (Fields it reads, see `Ranked.field`, are recorded by their names.)
 _N_RELEVANT = "_n_relevant"
@@ -168,6 +173,17 @@ class StagedRanked(SharedRanked):
         hit_ranks = ranks.list.eval(pl.element().filter(pl.element() > 0)).cast(pl.List(pl.Float64))
         found = pl.int_ranges(1, hits.list.sum() + 1).cast(pl.List(pl.Float64))
         return (found / hit_ranks).list.sum().abs().alias(_PER_LIST)
+
+    def ideal_dcg(self, k: int, gains: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+        """The ideal DCG@k, by a sorting network for ``k <= NETWORK_INPUTS`` (no sort per list).
+
+        The same bits as the sorted path (:func:`.ideal.network_ideal_dcg`); a larger
+        ``k`` reads the ideal order sorted once per list.
+        """
+        if k > NETWORK_INPUTS:
+            return super().ideal_dcg(k, gains)
+        labels = pl.element().list.eval(self.label)
+        return self.aggregate(network_ideal_dcg(labels, k, gains).alias(_PER_LIST))
 
     def divide(self, numerator: pl.Expr, denominator: float) -> pl.Expr:
         """A true division of the per-list values, by a per-list field (see ``Ranked.divide``)."""
@@ -288,6 +304,10 @@ class _Probe(StagedRanked):
     def n_relevant(self) -> pl.Expr:
         self.used.add(_N_RELEVANT)
         return super().n_relevant
+
+    def ideal_dcg(self, k: int, gains: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+        self.used.add(_IDEAL_DCG)
+        return super().ideal_dcg(k, gains)
 
     def field(self, name: str) -> pl.Expr:
         self.used.add(name)
@@ -441,6 +461,10 @@ class _TopRanked(StagedRanked):
     def ideal_labels(self) -> pl.Expr:
         return self.ideal
 
+    def ideal_dcg(self, k: int, gains: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+        # The list holds the ideal top k already (sorted on the unsorted group).
+        return Ranked.ideal_dcg(self, k, gains)
+
 
 def top_value(ranking: Ranking, bound: Bound, k: int, usage: Usage) -> pl.Expr:
     """The staged statistic ``bound`` on each group's top ``k`` rows only (a partial sort).
@@ -451,15 +475,14 @@ def top_value(ranking: Ranking, bound: Bound, k: int, usage: Usage) -> pl.Expr:
     afterwards, with ``struct.with_fields``, costs polars a slow per-group path.
     """
     threshold = bound.threshold or ranking.threshold
+    with_ideal = bool({_IDEAL, _IDEAL_DCG} & usage.quantities)
     parts = [ranking.order(ranking.code).head(k).cast(pl.Float64).implode()]
-    if _IDEAL in usage.quantities:
+    if with_ideal:
         parts.insert(0, ranking.label.sort(descending=True).head(k).implode())
     if _N_RELEVANT in usage.quantities:
         parts.insert(0, threshold.admits(ranking.label).sum().cast(pl.Float64).implode())
     ranked = _TopRanked.over(
-        threshold,
-        with_r=_N_RELEVANT in usage.quantities,
-        with_ideal=_IDEAL in usage.quantities,
+        threshold, with_r=_N_RELEVANT in usage.quantities, with_ideal=with_ideal
     )
     listed = parts[0] if len(parts) == 1 else pl.concat_list(parts)
     value = bound.build(ranked).alias(_VALUE)

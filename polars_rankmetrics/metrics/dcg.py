@@ -90,11 +90,13 @@ def dcg_statistic(
 def _ideal_dcg(ranked: Ranked, k: int, gain: Gain, relevant_only: bool = False) -> pl.Expr:
     """DCG@k of the best ordering of every judged row, retrieved or not."""
     # The gain is increasing in the label, so the ideal order of gains is that of labels.
-    labels = ranked.ideal_labels
-    if relevant_only:  # still in decreasing order: the admitted labels are the highest
-        labels = _relevant_only(ranked, labels)
-    ideal = ranked.gain(labels, gain).head(k)
-    return ranked.aggregate(in_order(ideal / ranked.top_log2_rank(k)))
+
+    def gains(labels: pl.Expr) -> pl.Expr:
+        if relevant_only:  # still in decreasing order: the admitted labels are the highest
+            labels = _relevant_only(ranked, labels)
+        return ranked.gain(labels, gain)
+
+    return ranked.ideal_dcg(k, gains)
 
 
 def _no_custom_gains(params: Mapping[str, Any]) -> bool:

@@ -1,0 +1,132 @@
+"""The ideal ranking's top ``k`` without a sort per list: a sorting network.
+
+nDCG@k divides by the DCG of the ideal ranking, the labels sorted highest
+first. Sorting each list (``sort`` inside ``list.eval``, or ``list.sort``) is a
+call per list: about 0.35 us, 0.035 s at 100,000 lists, a third of what
+nDCG@10 adds to the grouped sort on small queries. Only the positive labels
+gain anything, and most queries have few of them, so for a cutoff ``k`` up to
+:data:`NETWORK_INPUTS`:
+
+- the positive labels of each list are kept (a filter polars runs over all
+  lists at once) and its first :data:`NETWORK_INPUTS` are read as columns, 0.0
+  past the list's end;
+- a sorting network (layers of elementwise ``max``/``min`` over those columns)
+  sorts them, highest first, for every list at once;
+- the lists with more positive labels than the network has inputs, and only
+  those, are sorted with ``list.sort`` (a null list costs nothing).
+
+The ideal DCG is then the sum, in rank order, of each of the top ``k`` gains
+divided by its discount: the same divisions of the same numbers as the sorted
+path's, and the terms this leaves out (of the labels 0, past the positive ones)
+are +0.0, which leave a sum in order unchanged.
+
+Polars eliminates no common subexpression inside ``list.eval``, so each layer is
+one ``struct.with_fields`` over the previous one's struct, which it evaluates
+once (a layer that read the previous layer's expressions would rebuild them,
+twice per layer). Every step is elementwise over the lists, so polars runs it
+over all lists at once: an ``implode`` would make it a call per list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+
+import polars as pl
+
+from polars_rankmetrics.engine.ranked import log2_table
+
+NETWORK_INPUTS = 10
+"""How many positive labels the sorting network orders; more are sorted by ``list.sort``."""
+
+COMPARATORS: tuple[tuple[int, int], ...] = (
+    (4, 9), (3, 8), (2, 7), (1, 6), (0, 5), (1, 4), (6, 9), (0, 3), (5, 8), (0, 2),
+    (3, 6), (7, 9), (0, 1), (2, 4), (5, 7), (8, 9), (1, 2), (4, 6), (7, 8), (3, 5),
+    (2, 5), (6, 8), (1, 3), (4, 7), (2, 3), (6, 7), (3, 4), (5, 6), (4, 5),
+)  # fmt: skip
+"""Waksman's 29 comparators for 10 inputs (Knuth, TAOCP vol. 3, 5.3.4): after each
+``(a, b)`` puts the larger value at ``a``, the inputs are sorted highest first."""
+
+_POSITIVE = "_rankmetrics_positive"
+_COUNT = "_rankmetrics_count"
+_LONG = "_rankmetrics_long"
+_SUM = "_rankmetrics_ideal_dcg"
+
+
+@cache
+def layers() -> tuple[tuple[tuple[int, int], ...], ...]:
+    """:data:`COMPARATORS` grouped into layers of disjoint pairs, in order."""
+    grouped: list[list[tuple[int, int]]] = []
+    last: dict[int, int] = {}
+    for a, b in COMPARATORS:
+        level = max(last.get(a, -1), last.get(b, -1)) + 1
+        if level == len(grouped):
+            grouped.append([])
+        grouped[level].append((a, b))
+        last[a] = last[b] = level
+    return tuple(tuple(layer) for layer in grouped)
+
+
+def _column(i: int) -> str:
+    return f"_rankmetrics_ideal_{i}"
+
+
+def _inputs() -> list[pl.Expr]:
+    """The network's inputs, the positive count and the long lists sorted."""
+    positive = pl.field(_POSITIVE)
+    count = positive.list.len()
+    columns = [
+        positive.list.get(i, null_on_oob=True).fill_null(0.0).alias(_column(i))
+        for i in range(NETWORK_INPUTS)
+    ]
+    long = pl.when(count > NETWORK_INPUTS).then(positive).list.sort(descending=True)
+    return [count.alias(_COUNT), long.alias(_LONG), *columns]
+
+
+def _layer(comparators: tuple[tuple[int, int], ...]) -> list[pl.Expr]:
+    """One layer of the network: the larger of each pair first (the other columns stay)."""
+    out = []
+    for a, b in comparators:
+        pair = pl.field(_column(a)), pl.field(_column(b))
+        out += [
+            pl.max_horizontal(*pair).alias(_column(a)),
+            pl.min_horizontal(*pair).alias(_column(b)),
+        ]
+    return out
+
+
+def _ideal_sum(k: int, gains: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+    """The in-order sum of the top ``k`` gains over their discounts, from the sorted columns."""
+    count = pl.field(_COUNT)
+    # A true division by a column (polars multiplies by the reciprocal of a literal).
+    width = count.cast(pl.Float64) * 0.0
+    total: pl.Expr | None = None
+    for i, discount in enumerate(log2_table(k)):
+        label = (
+            pl.when(count <= NETWORK_INPUTS)
+            .then(pl.field(_column(i)))
+            .otherwise(pl.field(_LONG).list.get(i, null_on_oob=True))
+        )
+        term = gains(label) / (width + discount)
+        total = term if total is None else total + term
+    assert total is not None  # k >= 1
+    return total.alias(_SUM)
+
+
+def network_ideal_dcg(labels: pl.Expr, k: int, gains: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+    """The ideal DCG@k of each list of labels (>= 0, Float64), for ``k <= NETWORK_INPUTS``.
+
+    ``labels`` is a list per row, as ``pl.element()`` is where the staged
+    aggregates are computed (:meth:`.staged.StagedRanked.computed`);
+    ``gains`` maps the ideal order's labels to gains elementwise. The value is
+    the same, bit for bit, as the in-order sum of ``gains(sorted labels)[:k]``
+    divided by :func:`~.ranked.log2_table` (see the module docstring).
+    """
+    if not 1 <= k <= NETWORK_INPUTS:
+        msg = f"the sorting network orders the top {NETWORK_INPUTS} at most, not {k}"
+        raise ValueError(msg)
+    positive = labels.list.eval(pl.element().filter(pl.element() > 0.0))
+    chain = pl.struct(positive.alias(_POSITIVE)).struct.with_fields(_inputs())
+    for layer in layers():
+        chain = chain.struct.with_fields(_layer(layer))
+    return chain.struct.with_fields(_ideal_sum(k, gains)).struct.field(_SUM)
