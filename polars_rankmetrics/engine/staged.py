@@ -178,9 +178,10 @@ class StagedRanked(SharedRanked):
         """The ideal DCG@k, by a sorting network for ``k <= NETWORK_INPUTS`` (no sort per list).
 
         The same bits as the sorted path (:func:`.ideal.network_ideal_dcg`); a larger
-        ``k`` reads the ideal order sorted once per list.
+        ``k`` reads the ideal order sorted once per list, and so does any ``k``
+        where another statistic has it sorted already (nDCG over the whole ranking).
         """
-        if k > NETWORK_INPUTS:
+        if k > NETWORK_INPUTS or _IDEAL in self.available:
             return super().ideal_dcg(k, gains)
         labels = pl.element().list.eval(self.label)
         return self.aggregate(network_ideal_dcg(labels, k, gains).alias(_PER_LIST))
