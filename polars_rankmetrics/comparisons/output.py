@@ -14,7 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
-from polars_rankmetrics.trec.cli import write_atomically
+from polars_rankmetrics._atomic import write_atomically
 
 FORMATS = ("markdown", "latex", "csv", "json")
 """What ``--format`` takes."""

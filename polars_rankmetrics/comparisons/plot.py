@@ -15,14 +15,13 @@ to save PNG or SVG with ``rm.save_chart(chart, "curves.png")`` or ``chart.save``
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import polars as pl
 
+from polars_rankmetrics._atomic import replacing
 from polars_rankmetrics._validate import IntoExpr, check_choice
 from polars_rankmetrics.metrics.curves import ELEVEN_POINTS, interpolated_precision, pr_curve
 
@@ -454,12 +453,5 @@ def save_chart(chart: Any, path: str | Path, **options: Any) -> None:
     if extension not in ("png", "svg", "pdf", "html", "json"):
         msg = f"`path` must end in .png, .svg, .pdf, .html or .json, got {str(path)!r}"
         raise ValueError(msg)
-    # A unique name beside the target: the rename stays on one file system, and
-    # the file gets the permissions of any new file (mkstemp's would be 0600).
-    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
-    try:
+    with replacing(target) as temporary:
         chart.save(str(temporary), format=extension, **options)
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise

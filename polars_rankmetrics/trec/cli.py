@@ -10,15 +10,14 @@ query (with ``-q``) and a row ``all``.
 from __future__ import annotations
 
 import io
-import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from polars_rankmetrics._atomic import write_atomically
 from polars_rankmetrics.trec.help import help_text
 from polars_rankmetrics.trec.progress import status
 from polars_rankmetrics.trec.trec_eval import (
@@ -77,25 +76,6 @@ def _serialise(frame: pl.DataFrame, fmt: str) -> bytes:
         return buffer.getvalue()
     text = frame.write_json() if fmt == "json" else frame.write_csv()
     return (text if text.endswith("\n") else text + "\n").encode()
-
-
-def write_atomically(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename.
-
-    An interrupted run never leaves a truncated file that looks complete: the
-    file appears whole or not at all.
-    """
-    target = Path(path)
-    handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def _refuse_binary_to_terminal(settings: Settings, fmt: str) -> None:

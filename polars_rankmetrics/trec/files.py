@@ -38,7 +38,7 @@ from pathlib import Path
 import polars as pl
 
 from polars_rankmetrics.measures.trec_names import c_atof, c_atol
-from polars_rankmetrics.trec.readers import read_common_case
+from polars_rankmetrics.trec.readers import QRELS_SCHEMA, RUN_SCHEMA, read_common_case
 
 SPACE = " \t\n\v\f\r"
 """C's ``isspace`` in the C locale."""
@@ -185,18 +185,9 @@ def _fast_table(data: bytes, schema: pl.Schema, *, rest: bool) -> pl.DataFrame |
     return read_common_case(data, schema, rest=rest)
 
 
+# trec_eval never reads the rank field: any text is kept as text.
 _RESULTS_SCHEMA = pl.Schema(
-    {
-        "query": pl.String,
-        "q0": pl.String,
-        "doc": pl.String,
-        "rank": pl.String,
-        "score": pl.Float64,
-        "run_id": pl.String,
-    }
-)
-_QRELS_SCHEMA = pl.Schema(
-    {"query": pl.String, "iteration": pl.String, "doc": pl.String, "relevance": pl.Int64}
+    [(name, pl.String if name == "rank" else dtype) for name, dtype in RUN_SCHEMA.items()]
 )
 
 
@@ -262,7 +253,7 @@ def parse_qrels(source: Input, encoding: str, *, groups: bool = False) -> pl.Dat
     if source.frame is not None:
         return _parquet_qrels(source, groups=groups)
     data = source.data or b""
-    fast = _fast_table(data, _QRELS_SCHEMA, rest=False) if encoding == "utf-8" else None
+    fast = _fast_table(data, QRELS_SCHEMA, rest=False) if encoding == "utf-8" else None
     if fast is not None and fast.height:
         group = [pl.col("iteration").alias("group")] if groups else []
         return fast.select("query", *group, "doc", "relevance")
