@@ -37,7 +37,7 @@ import polars as pl
 
 from benchmarks.check import check
 from benchmarks.contenders import COLUMNS, CONTENDERS, DESCRIPTIONS, MEASURES, ours_query
-from benchmarks.data import write_dataset
+from benchmarks.data import parse_size, write_dataset
 
 DEFAULT_CONTENDERS = [
     name
@@ -51,16 +51,6 @@ PEERS = {"ranx": ("ranx", "ranx_e2e"), "pytrec_eval": ("pytrec_eval", "pytrec_ev
 def parse_partitions(text: str) -> int | str:
     """``'auto'``, or a positive partition count."""
     return text if text == "auto" else int(text)
-
-
-def parse_size(text: str) -> tuple[int, int]:
-    """``'100000x100'`` -> 100,000 queries of 100 documents."""
-    try:
-        queries, docs = (int(part.replace("_", "")) for part in text.lower().split("x"))
-    except ValueError:
-        msg = f"size {text!r} must be QUERIESxDOCS, for example 100000x100"
-        raise argparse.ArgumentTypeError(msg) from None
-    return queries, docs
 
 
 def run_contender(name: str, files: str, repeat: int, options: dict[str, Any]) -> dict[str, Any]:

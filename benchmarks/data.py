@@ -10,12 +10,23 @@ same way) and favour relevant documents.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 SCHEMA = {"query": pl.Int32, "doc": pl.Int32, "score": pl.Float64, "relevance": pl.Int8}
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``'100000x100'`` -> 100,000 queries of 100 documents."""
+    try:
+        queries, docs = (int(part.replace("_", "")) for part in text.lower().split("x"))
+    except ValueError:
+        msg = f"size {text!r} must be QUERIESxDOCS, for example 100000x100"
+        raise argparse.ArgumentTypeError(msg) from None
+    return queries, docs
 
 
 def chunk(n_queries: int, docs: int, first_query: int, seed: int) -> pl.DataFrame:

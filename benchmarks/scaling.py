@@ -36,7 +36,7 @@ from typing import Any
 import polars as pl
 
 from benchmarks.contenders import CONTENDERS, DESCRIPTIONS, MEASURES
-from benchmarks.data import write_dataset
+from benchmarks.data import parse_size, write_dataset
 
 FLOOR = "grouped_sort"
 DEFAULT_CONTENDERS = [
@@ -61,16 +61,6 @@ SHORT = {
     "passes": "evaluate_parquet(frame)",
     "passes_hashed": "evaluate_parquet(frame), no query sort",
 }
-
-
-def parse_size(text: str) -> tuple[int, int]:
-    """``'100000x100'`` -> 100,000 queries of 100 documents."""
-    try:
-        queries, docs = (int(part.replace("_", "")) for part in text.lower().split("x"))
-    except ValueError:
-        msg = f"size {text!r} must be QUERIESxDOCS, for example 100000x100"
-        raise argparse.ArgumentTypeError(msg) from None
-    return queries, docs
 
 
 def run_one(name: str, files: str, threads: int, repeat: int) -> dict[str, Any]:
