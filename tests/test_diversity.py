@@ -269,6 +269,21 @@ def test_the_greedy_ideal_can_be_beaten_and_the_exact_one_cannot() -> None:
     assert exact == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize(
+    "function", [rm.alpha_ndcg_at_k, rm.nerr_ia_at_k, lambda s, k, **kw: rm.nnrbp(s, **kw)]
+)
+def test_the_exact_ideal_bounds_a_ranking_as_good_as_it(function: Any) -> None:
+    # Found by Hypothesis: two documents covering the same two subtopics, the ranking is
+    # the ideal one, and the ranking's sum and the ideal's add the same terms in other
+    # orders: alpha-nDCG@3 came out 1.0000000000000002 with ideal="exact" (or 1 ulp below).
+    frame = pl.DataFrame({"score": [0.0, 0.0], "subtopics": [["1", "2"], ["1", "2"]]})
+    for alpha in (0.25, 0.5, 0.1):
+        exact = frame.select(function("subtopics", 3, by="score", alpha=alpha, ideal="exact"))
+        assert exact.item() <= 1.0 and exact.item() == pytest.approx(1.0, rel=1e-15), alpha
+        greedy = frame.select(function("subtopics", 3, by="score", alpha=alpha))
+        assert greedy.item() == pytest.approx(1.0, rel=1e-15), alpha  # may be 1 ulp above
+
+
 def test_every_pyndeval_measure_is_compared_here() -> None:
     keys = {key for key, (_, oracle) in MEASURES.items() if oracle == "pyndeval"}
     names = [f"{name}@5" for name in FUNCTIONS] + ["NRBP", "nNRBP", "MAP-IA"]

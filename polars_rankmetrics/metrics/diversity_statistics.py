@@ -224,13 +224,22 @@ def err_ia_statistic(
     return pairs.defined(_normalised(pairs, alpha, "reciprocal", k, ndeval_k1), no_relevant)
 
 
-def _over_ideal(pairs: Pairs, value: pl.Expr, ideal: pl.Expr, no_relevant: NoRelevant) -> pl.Expr:
+def _over_ideal(
+    pairs: Pairs, value: pl.Expr, ideal: pl.Expr, no_relevant: NoRelevant, kind: Ideal
+) -> pl.Expr:
     """``value / ideal``, undefined without a subtopic (then both are 0).
 
+    The exact ideal is the largest value of any ranking, so the ratio is at
+    most 1; the two sums add the same terms in different orders, and a
+    ranking as good as the ideal could come out 1 ulp above it: 1. (The greedy
+    ideal can fall short of a ranking, and then the ratio is above 1.)
     The ideal must appear once in the expression: polars does not share
     subexpressions inside ``list.agg``, so each mention would rank it again.
     """
-    return pairs.defined(value / ideal, no_relevant)
+    ratio = value / ideal
+    if kind == "exact":
+        ratio = ratio.clip(upper_bound=1.0)  # keeps null and NaN; the ideal is read once
+    return pairs.defined(ratio, no_relevant)
 
 
 @statistic(**_DIVERSITY, ideal=choice(Ideal))
@@ -240,7 +249,7 @@ def alpha_ndcg_statistic(
     """alpha-nDCG@k: alpha-DCG@k over that of the ideal ranking."""
     pairs = Pairs(ranked)
     best = pairs.ideal(alpha, "log", k, ideal=ideal)
-    return _over_ideal(pairs, pairs.discounted(alpha, "log", k), best, no_relevant)
+    return _over_ideal(pairs, pairs.discounted(alpha, "log", k), best, no_relevant, ideal)
 
 
 @statistic(**_DIVERSITY, ideal=choice(Ideal))
@@ -250,7 +259,7 @@ def nerr_ia_statistic(
     """nERR-IA@k: ERR-IA@k over that of the ideal ranking."""
     pairs = Pairs(ranked)
     best = pairs.ideal(alpha, "reciprocal", k, ideal=ideal)
-    return _over_ideal(pairs, pairs.discounted(alpha, "reciprocal", k), best, no_relevant)
+    return _over_ideal(pairs, pairs.discounted(alpha, "reciprocal", k), best, no_relevant, ideal)
 
 
 def _nrbp(pairs: Pairs, alpha: float, beta: float) -> pl.Expr:
@@ -280,7 +289,7 @@ def nnrbp_statistic(
     best = (1.0 - (1.0 - alpha) * beta) * pairs.ideal(
         alpha, "geometric", None, beta=beta, ideal=ideal
     )
-    return _over_ideal(pairs, _nrbp(pairs, alpha, beta), best, no_relevant)
+    return _over_ideal(pairs, _nrbp(pairs, alpha, beta), best, no_relevant, ideal)
 
 
 @statistic(exact_average=True, k=check_k)
