@@ -9,6 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+# CI replays the same examples on every run (HYPOTHESIS_PROFILE=ci, set by .ci/run), so a
+# landing never depends on luck; elsewhere each run draws new examples and finds more.
+settings.register_profile("ci", derandomize=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 PROJECT = Path(__file__).resolve().parents[1]
 # ../shared beside the checkout; a worktree nested one level deeper finds it higher up.
