@@ -12,7 +12,7 @@ import pytest
 
 import polars_rankmetrics as rm
 from polars_rankmetrics.cli import main
-from polars_rankmetrics.comparisons.cli import progress
+from polars_rankmetrics.trec.progress import progress
 
 N_QUERIES = 8
 
@@ -213,22 +213,25 @@ def test_plot_errors(
     assert "no run is named 'nope'" in capsys.readouterr().err
 
 
-def test_progress_shows_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_progress_shows_on_a_terminal_after_its_delay() -> None:
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
             return True
 
     terminal = Terminal()
-    monkeypatch.setattr("sys.stderr", terminal)
-    with progress(2, "Evaluating runs") as advance:
+    with progress("Evaluating runs", 3, stream=terminal, delay=0.0) as advance:
         advance()
         advance()
     assert "Evaluating runs" in terminal.getvalue()
-    quiet = io.StringIO()
-    monkeypatch.setattr("sys.stderr", quiet)
-    with progress(2, "Evaluating runs") as advance:
+    assert "2/3" in terminal.getvalue()  # the items done so far
+    quick = Terminal()
+    with progress("Evaluating runs", 2, stream=quick, delay=5.0) as advance:
         advance()
-    assert quiet.getvalue() == ""
+    assert quick.getvalue() == ""  # done before the bar was due
+    quiet = io.StringIO()
+    with progress("Evaluating runs", 2, stream=quiet, delay=0.0) as advance:
+        advance()
+    assert quiet.getvalue() == ""  # not a terminal
 
 
 def _write_trec(run: pl.DataFrame, name: str, path: Path) -> None:

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +42,7 @@ from polars_rankmetrics.comparisons.output import (
     warn_if_few_queries,
 )
 from polars_rankmetrics.trec import evaluate, inputs
+from polars_rankmetrics.trec.progress import progress
 
 _CHART_FORMATS = (".png", ".svg", ".html", ".json")
 
@@ -147,23 +147,6 @@ def system_names(names: Sequence[str], paths: Sequence[Path]) -> list[str]:
     raise CommandError(msg)
 
 
-@contextmanager
-def progress(total: int, description: str) -> Iterator[Callable[[], None]]:
-    """Show a progress bar on stderr when it is a terminal (needs rich); else stay silent."""
-    if not sys.stderr.isatty():
-        yield lambda: None
-        return
-    try:
-        from rich.console import Console
-        from rich.progress import Progress
-    except ImportError:  # pragma: no cover - depends on the environment
-        yield lambda: None
-        return
-    with Progress(console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(description, total=total)
-        yield lambda: bar.advance(task)
-
-
 def evaluate_runs(
     qrels: pl.DataFrame,
     run_paths: Sequence[Path],
@@ -172,7 +155,7 @@ def evaluate_runs(
 ) -> pl.DataFrame:
     """Evaluate every run: one row per (system, query), one column per measure."""
     evaluated = []
-    with progress(len(run_paths), "Evaluating runs") as advance:
+    with progress("Evaluating runs", len(run_paths)) as advance:
         for path in run_paths:
             evaluated.append(evaluate_run(path, qrels, measures, columns))
             advance()
@@ -323,7 +306,7 @@ def curve_rankings(
     query draws a curve of zeros for it, as it scores 0 in a comparison.
     """
     read = []
-    with progress(len(run_paths), "Reading runs") as advance:
+    with progress("Reading runs", len(run_paths)) as advance:
         for path in run_paths:
             read.append(read_run(path, columns))
             advance()
