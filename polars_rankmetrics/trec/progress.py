@@ -23,7 +23,7 @@ DELAY = 1.0
 
 
 class _Status:
-    """A rich progress line (spinner, step, elapsed time) started by a timer."""
+    """A rich progress line (spinner, step, items done, elapsed time) started by a timer."""
 
     def __init__(self, stream: TextIO, description: str, total: int | None = None) -> None:
         self.stream = stream
