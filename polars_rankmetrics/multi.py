@@ -6,10 +6,18 @@ from collections.abc import Callable, Hashable, Sequence
 
 import polars as pl
 
-from polars_rankmetrics._validate import IntoExpr, NoRelevant, Ties, as_expr, check_choice
+from polars_rankmetrics._validate import (
+    IntoExpr,
+    NoRelevant,
+    Ties,
+    as_expr,
+    check_choice,
+    measure_names,
+)
 from polars_rankmetrics.engine import Ranking, evaluate
 from polars_rankmetrics.engine.ranked import DOC, INTENT_WEIGHTS, SUBTOPICS
 from polars_rankmetrics.measures import Column, parse_measures
+from polars_rankmetrics.metrics.diversity_input import subtopic_columns
 
 
 def columns_struct(
@@ -114,19 +122,19 @@ def metrics(
     │ b     ┆ 1.0      ┆ 0.5 ┆ 1.0 │
     └───────┴──────────┴─────┴─────┘
     """
-    if isinstance(measures, str) or not isinstance(measures, Sequence) or not measures:
-        msg = f"`measures` must be a non-empty list of measure names, got {measures!r}"
-        raise ValueError(msg)
+    measures = measure_names(measures)
     if len(set(measures)) != len(measures):
         msg = f"`measures` has duplicate names: {list(measures)!r}"
         raise ValueError(msg)
     check_choice(no_relevant, "no_relevant", NoRelevant)
     columns = [column for name in measures for column in parse_measures(name)]
+    weights = None if intent_weights is None else as_expr(intent_weights, "intent_weights")
+    lists = None
+    if subtopics is not None:
+        lists, weights = subtopic_columns(as_expr(subtopics, "subtopics"), weights)
     carried = {
-        SUBTOPICS: None if subtopics is None else as_expr(subtopics, "subtopics"),
-        INTENT_WEIGHTS: None
-        if intent_weights is None
-        else as_expr(intent_weights, "intent_weights"),
+        SUBTOPICS: lists,
+        INTENT_WEIGHTS: weights,
         DOC: None if docs is None else as_expr(docs, "docs"),
     }
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties, carried=carried)

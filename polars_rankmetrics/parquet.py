@@ -8,7 +8,14 @@ from typing import Literal, TypeAlias
 
 import polars as pl
 
-from polars_rankmetrics._validate import IntoExpr, NoRelevant, check_k
+from polars_rankmetrics._validate import (
+    IntoExpr,
+    NoRelevant,
+    as_expr,
+    check_k,
+    check_label_dtype,
+    measure_names,
+)
 from polars_rankmetrics.measures import parse_measures
 from polars_rankmetrics.multi import metrics
 
@@ -189,6 +196,7 @@ def evaluate_parquet(
     if engine not in ("auto", "in-memory", "streaming"):
         msg = f"`engine` must be one of 'auto', 'in-memory', 'streaming', got {engine!r}"
         raise ValueError(msg)
+    measures = measure_names(measures)
     keys = [query] if isinstance(query, str) else list(query)
     if not keys:
         msg = "`query` must name at least one column"
@@ -204,6 +212,7 @@ def evaluate_parquet(
         frame = source
     else:
         frame = pl.scan_parquet(source)  # type: ignore[arg-type]
+    check_label_dtype(frame.select(as_expr(relevance)).collect_schema().dtypes()[0], relevance)
     measured = metrics(
         relevance,
         measures,

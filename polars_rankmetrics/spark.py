@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped]
 
-from polars_rankmetrics._validate import NoRelevant, check_choice, check_k
+from polars_rankmetrics._validate import NoRelevant, check_choice, check_k, measure_names
 from polars_rankmetrics.multi import metrics as metrics_expression
 
 if TYPE_CHECKING:
@@ -294,9 +294,7 @@ def evaluate(
     if partitions is not None:
         check_k(partitions, "partitions")
     check_choice(no_relevant, "no_relevant", NoRelevant)
-    if isinstance(metrics, str):
-        msg = f"`metrics` must be a non-empty list of measure names, got {metrics!r}"
-        raise ValueError(msg)
+    metrics = measure_names(metrics, "metrics")
     inputs = [*query_names, score, relevance, *([doc] if doc is not None else [])]
     for role, name in [("query", q) for q in query_names] + [
         ("score", score),

@@ -304,8 +304,8 @@ def test_partition_function_cuts_only_between_queries(
     ("kwargs", "message"),
     [
         ({"metrics": ["nope"]}, "unknown measure 'nope'"),
-        ({"metrics": "map"}, "`metrics` must be a non-empty list"),
-        ({"metrics": []}, "`measures` must be a non-empty list"),
+        ({"metrics": None}, "`metrics` must be a measure name or a non-empty list"),
+        ({"metrics": []}, "`metrics` must name at least one measure"),
         ({"metrics": ["map", "map"]}, "duplicate"),
         ({"query": "topic"}, "`query` column 'topic' is not in the DataFrame"),
         ({"score": "sim"}, "`score` column 'sim'"),

@@ -16,7 +16,13 @@ from typing import Any, Literal, TypeAlias
 
 import polars as pl
 
-from polars_rankmetrics._validate import TieBreak, check_choice, check_k, is_integral
+from polars_rankmetrics._validate import (
+    TieBreak,
+    check_choice,
+    check_k,
+    is_integral,
+    measure_names,
+)
 from polars_rankmetrics.measures import Column, parse_measures
 from polars_rankmetrics.trec.inputs import check_not_swapped, read_qrels, read_run
 from polars_rankmetrics.trec.subtopics import judged_subtopics, reads_subtopics
@@ -321,10 +327,7 @@ def evaluate(
     >>> result.ignored_queries  # q3 has no judgements
     1
     """
-    names = [measures] if isinstance(measures, str) else list(measures)
-    if not names:
-        msg = "`measures` must name at least one measure"
-        raise ValueError(msg)
+    names = measure_names(measures)
     _check_options(relevance_level, max_per_query, tie_break, on_missing, collection_size)
     parsed = tuple(
         _with_collection_size(
@@ -341,7 +344,6 @@ def evaluate(
     run_frame = run_frame.with_columns(pl.col("score").cast(pl.Float64).fill_nan(None))
     if any((tie_break == "tool" and c.order == "input") for c in parsed) or tie_break == "input":
         run_frame = run_frame.with_row_index(ROW)
-    _check_unique(run_frame, "run")
     _check_unique(qrels_frame, "qrels")
     run_id = ""
     if "run_id" in run_frame.columns:
@@ -359,6 +361,8 @@ def evaluate(
         )
         raise ValueError(msg)
     ranked = run_frame.drop("run_id", strict=False).filter(pl.col("query").is_in(topics.implode()))
+    # Only the judged topics: trec_eval never looks at the others (nor does the CLI).
+    _check_unique(ranked, "run")
     if complete:
         ranked = _placeholders(ranked, missing.to_list())
     ranked = truncate(ranked, max_per_query)

@@ -341,7 +341,7 @@ def read_inputs(settings: Settings) -> Inputs:
 def _parse_qrels(source: files.Input, encoding: str, groups: bool, name: str) -> pl.DataFrame:
     """The qrels, with their second field as ``group`` (a judgement group, or a subtopic)."""
     try:
-        qrels = files.parse_qrels(source, encoding, groups=True)
+        qrels = files.parse_qrels(source, encoding, groups=groups, second_field=True)
     except TrecEvalError as error:
         hint = ""
         if files.looks_like_a_run(source, encoding):

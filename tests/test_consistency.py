@@ -1,0 +1,279 @@
+"""One number everywhere (issue 26): regression tests, one per finding.
+
+Each test compares with an independent value: trec_eval's or ir_measures' own
+output, pytrec_eval, or a number worked out by hand in the test; never with
+the library's own earlier output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import polars_rankmetrics as rm
+from polars_rankmetrics.cli import main
+
+# --- empty input ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("function", [rm.err_at_k, rm.dcg_at_k])
+def test_an_empty_frame_gives_positive_zero(function: object) -> None:
+    # Nothing retrieved gains nothing: +0.0 (polars' sum of an empty list is -0.0).
+    empty = pl.DataFrame(schema={"relevance": pl.Int64, "score": pl.Float64})
+    value = empty.select(function("relevance", 10, by="score")).item()  # type: ignore[operator]
+    assert value == 0.0
+    assert math.copysign(1.0, value) == 1.0
+
+
+# --- parameters ----------------------------------------------------------------
+
+
+def test_rbp_persistence_outside_0_1_is_refused_in_the_ir_measures_dialect() -> None:
+    with pytest.raises(ValueError, match=r"`p` must be a number in \(0, 1\)"):
+        rm.evaluate({"1": {"a": 1}}, {"1": {"a": 1.0}}, ["RBP(rel=1,p=1.5)"])
+    # trec_eval's rbp takes any persistence: (1 - p) * 1 for one relevant document at rank 1.
+    value = rm.evaluate({"1": {"a": 1}}, {"1": {"a": 1.0}}, ["rbp.p=1.5"]).aggregate.item()
+    assert value == (1 - 1.5) * 1.0
+
+
+@pytest.mark.parametrize("measures", [None, 3, [], ["map", None], {"map": 1}])
+def test_bad_measure_lists_name_the_argument(measures: object) -> None:
+    qrels, run = {"1": {"a": 1}}, {"1": {"a": 1.0}}
+    with pytest.raises(ValueError, match="`measures` must"):
+        rm.evaluate(qrels, run, measures)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`measures` must"):
+        rm.metrics("relevance", measures, by="score")  # type: ignore[arg-type]
+    frame = pl.DataFrame({"query": ["1"], "relevance": [1], "score": [1.0]})
+    with pytest.raises(ValueError, match="`measures` must"):
+        rm.evaluate_parquet(frame, measures)  # type: ignore[arg-type]
+
+
+# --- inputs --------------------------------------------------------------------
+
+
+def test_dict_keys_mixing_int_and_str_are_read_as_strings() -> None:
+    # Query 1 (int key) finds its relevant document first: AP 1; query '2'
+    # ranks its relevant document 'b' second (doc 3, an int key, scores higher): AP 1/2.
+    qrels = {1: {"a": 1}, "2": {"b": 1}}
+    run = {"1": {"a": 1.0}, 2: {"b": 1.0, 3: 2.0}}
+    result = rm.evaluate(qrels, run, ["map"])
+    assert result.aggregate.item() == pytest.approx((1.0 + 0.5) / 2)
+    with pytest.raises(ValueError, match=r"str or int query keys, got 1\.5"):
+        rm.evaluate({1.5: {"a": 1}, "2": {"b": 1}}, run, ["map"])
+
+
+def test_string_labels_get_a_clear_error_naming_the_column() -> None:
+    frame = pl.DataFrame({"query": ["1", "1"], "relevance": ["a", "b"], "score": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="relevance column 'relevance' must hold numeric") as info:
+        rm.evaluate_parquet(frame, ["map"])
+    assert "expression" not in str(info.value)
+    qrels = pl.DataFrame({"query": ["1"], "doc": ["a"], "relevance": ["1"]})
+    with pytest.raises(ValueError, match="relevance column 'relevance' must be numeric"):
+        rm.evaluate(qrels, {"1": {"a": 1.0}}, ["map"])
+
+
+def test_run_duplicates_in_a_topic_without_judgements_are_ignored_as_by_trec_eval(
+    tmp_path: Path,
+) -> None:
+    # trec_eval 10 checks duplicates only for the topics it evaluates; topic 7 is
+    # not in the qrels, so map is query 1's AP: 1.
+    qrels = {"1": {"a": 1}}
+    run = pl.DataFrame({"query": ["1", "7", "7"], "doc": ["a", "z", "z"], "score": [1.0, 1.0, 0.5]})
+    assert rm.evaluate(qrels, run, ["map"]).aggregate.item() == 1.0
+    doubled = pl.DataFrame({"query": ["1", "1"], "doc": ["a", "a"], "score": [1.0, 0.5]})
+    with pytest.raises(ValueError, match="trec_eval rejects it too"):
+        rm.evaluate(qrels, doubled, ["map"])
+
+
+# --- the command line ----------------------------------------------------------
+
+
+def _files(tmp_path: Path) -> tuple[str, str]:
+    qrels = pl.DataFrame({"query": ["1", "1"], "doc": ["a", "b"], "relevance": [1, 0]})
+    run = pl.DataFrame({"query": ["1", "1"], "doc": ["a", "b"], "score": [1.0, 2.0]})
+    qrels.write_parquet(tmp_path / "q.parquet")
+    run.write_parquet(tmp_path / "r.parquet")
+    return str(tmp_path / "q.parquet"), str(tmp_path / "r.parquet")
+
+
+def test_main_prints_to_a_text_only_stdout(tmp_path: Path) -> None:
+    # The relevant document 'a' ranks second: AP 1/2 (trec_eval prints 0.5000).
+    qrels, run = _files(tmp_path)
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        status = main(["trec-eval", "-m", "map", qrels, run])
+    assert status == 0
+    assert buffer.getvalue() == "map                   \tall\t0.5000\n"
+
+
+def test_parquet_output_to_a_text_only_stdout_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    qrels, run = _files(tmp_path)
+    with contextlib.redirect_stdout(io.StringIO()):
+        status = main(["trec-eval", "--format", "parquet", "-m", "map", qrels, run])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "--output FILE" in err
+
+
+def test_parquet_qrels_with_plain_columns_in_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    qrels, run = _files(tmp_path)
+    assert main(["trec-eval", "-m", "map", qrels, run]) == 0
+    assert capsys.readouterr().out == "map                   \tall\t0.5000\n"
+
+
+def test_a_short_qrels_line_names_the_qrels_fields(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "q.txt").write_text("1 0 a\n")
+    (tmp_path / "r.txt").write_text("1 Q0 a 1 1.0 x\n")
+    assert main(["trec-eval", str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "4 fields (topic, iteration, document, relevance)" in err
+    assert "judgement group" not in err
+
+
+# --- Compat against ir_measures --------------------------------------------------
+
+
+def _ir_measures(name: str, qrels: dict, run: dict) -> float:  # type: ignore[type-arg]
+    import ir_measures
+
+    measure = ir_measures.parse_measure(name)
+    return float(ir_measures.calc_aggregate([measure], qrels, run)[measure])
+
+
+@pytest.mark.parametrize(
+    ("qrels", "run"),
+    [
+        # Relevant documents scoring below 0: ir_measures' ideal puts them after
+        # the unretrieved relevant document (score 0).
+        ({"q": {"a": 1, "b": 1, "c": 1, "d": 0}}, {"q": {"a": -1.0, "d": -0.5, "b": 2.0}}),
+        # Equally relevant documents tying on score: the ideal takes them in qrels order.
+        ({"q": {"b": 1, "a": 1, "ab": 0}}, {"q": {"a": 1.0, "b": 1.0, "ab": 1.0}}),
+        ({"q": {"c": 2, "b": 1, "a": 1, "z": 1}}, {"q": {"a": 0.0, "b": 0.0, "c": -2.0, "y": 1.0}}),
+    ],
+)
+@pytest.mark.parametrize("name", ["Compat(p=0.8)", "Compat(p=0.95,normalize=False)"])
+def test_compat_equals_ir_measures_on_negative_and_tied_scores(
+    qrels: dict,  # type: ignore[type-arg]
+    run: dict,  # type: ignore[type-arg]
+    name: str,
+) -> None:
+    expected = _ir_measures(name, qrels, run)
+    assert rm.evaluate(qrels, run, [name]).aggregate.item() == pytest.approx(expected, abs=1e-15)
+
+
+def test_compat_expression_takes_the_qrels_order() -> None:
+    qrels = {"q": {"b": 1, "a": 1, "ab": 0}}
+    run = {"q": {"a": 1.0, "b": 1.0, "ab": 1.0}}
+    expected = _ir_measures("Compat(p=0.8)", qrels, run)
+    frame = pl.DataFrame(
+        {"doc": ["a", "ab", "b"], "score": [1.0, 1.0, 1.0], "relevance": [1, 0, 1]}
+    ).with_columns(qrels_row=pl.col("doc").replace_strict({"b": 0, "a": 1, "ab": 2}))
+    value = frame.select(
+        rm.compatibility(
+            "relevance",
+            p=0.8,
+            by=["score", "doc"],
+            descending=[True, False],
+            judgement_order="qrels_row",
+        )
+    ).item()
+    assert value == pytest.approx(expected, abs=1e-15)
+
+
+# --- diversity inputs ------------------------------------------------------------
+
+
+def _diversity_frame() -> tuple[pl.DataFrame, dict[str, float]]:
+    """Query 'q' of TREC diversity qrels joined to a run, and ndeval's values for it."""
+    from tests.test_diversity import diversity_collection, joined, ndeval
+
+    qrels, run = diversity_collection(11, distinct=True)
+    values = ndeval(qrels, run, ["alpha-nDCG@10", "ERR-IA@10", "P-IA@10", "strec@10"])
+    # A query with subtopics that the run covers in part.
+    query = next(q for q in sorted(values) if 0.0 < values[q]["strec@10"] < 1.0)
+    frame = joined(qrels, run).filter(pl.col("query") == query).drop("query")
+    return frame, values[query]
+
+
+def _diversity_values(frame: pl.DataFrame, **options: object) -> dict[str, float | None]:
+    common: dict[str, object] = {"by": ["score", "doc"], "descending": [True, False]}
+    common.update(options)
+    exprs = {
+        "alpha-nDCG@10": rm.alpha_ndcg_at_k("subtopics", 10, docs="doc", **common),  # type: ignore[arg-type]
+        "ERR-IA@10": rm.err_ia_at_k("subtopics", 10, **common),  # type: ignore[arg-type]
+        "P-IA@10": rm.precision_ia_at_k("subtopics", 10, **common),  # type: ignore[arg-type]
+        "strec@10": rm.subtopic_recall_at_k(
+            "subtopics", 10, by=["score", "doc"], descending=[True, False]
+        ),
+    }
+    return frame.select(**exprs).row(0, named=True)
+
+
+def test_repeated_and_null_subtopics_in_a_row_count_once_and_not_at_all() -> None:
+    frame, theirs = _diversity_frame()
+    assert frame.get_column("subtopics").list.len().max() >= 1  # type: ignore[operator]
+    # Each subtopic listed twice, and a null added to every judged row's list.
+    doubled = frame.with_columns(
+        pl.concat_list("subtopics", "subtopics", pl.lit([None], dtype=pl.List(pl.String)))
+    )
+    ours = _diversity_values(doubled)
+    for name, value in theirs.items():
+        assert ours[name] == pytest.approx(value, rel=1e-12), name
+    assert ours["alpha-nDCG@10"] <= 1.0  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [
+        [[-1.0], [1.0], [-1.0, 1.0]],  # negative
+        [[math.nan], [1.0], [1.0, 1.0]],
+        [[math.inf], [1.0], [1.0, 1.0]],
+        [[0.0], [0.0], [0.0, 0.0]],  # no distribution: total 0
+        [[1.0, 2.0], [1.0], [1.0, 1.0]],  # not parallel to the subtopics
+        [[None], [1.0], [1.0, 1.0]],  # a null weight
+        [[2.0], [1.0], [1.0, 1.0]],  # subtopic '1' weighs 2 in one row, 1 in another
+        [None, [1.0], [1.0, 1.0]],  # no weights on a judged row
+    ],
+)
+def test_invalid_intent_weights_make_every_diversity_value_null(weights: list) -> None:  # type: ignore[type-arg]
+    frame = pl.DataFrame(
+        {"doc": ["a", "b", "c"], "score": [3.0, 2.0, 1.0], "subtopics": [["1"], ["2"], ["1", "2"]]}
+    ).with_columns(weights=pl.Series(weights, dtype=pl.List(pl.Float64)))
+    common = {"by": "score", "intent_weights": "weights", "no_relevant": "zero"}
+    values = frame.select(
+        rm.alpha_ndcg_at_k("subtopics", 3, **common).alias("a"),  # type: ignore[arg-type]
+        rm.alpha_ndcg_at_k("subtopics", 3, ideal="exact", **common).alias("x"),  # type: ignore[arg-type]
+        rm.err_ia_at_k("subtopics", 3, **common).alias("e"),  # type: ignore[arg-type]
+        rm.nerr_ia_at_k("subtopics", 3, **common).alias("ne"),  # type: ignore[arg-type]
+        rm.precision_ia_at_k("subtopics", 3, **common).alias("p"),  # type: ignore[arg-type]
+        rm.nrbp("subtopics", **common).alias("n"),  # type: ignore[arg-type]
+        rm.nnrbp("subtopics", **common).alias("nn"),  # type: ignore[arg-type]
+        rm.ap_ia("subtopics", **common).alias("ap"),  # type: ignore[arg-type]
+    ).row(0)
+    assert values == (None,) * 8
+    # S-recall reads no weights: 2 subtopics, both covered in the top 3.
+    recall = frame.select(rm.subtopic_recall_at_k("subtopics", 3, by="score")).item()
+    assert recall == 1.0
+
+
+def test_equal_valid_weights_are_the_unweighted_values() -> None:
+    # Weights 1 and 1 normalise to 1/2 each: ndeval's equally likely intents.
+    frame, theirs = _diversity_frame()
+    weighted = frame.with_columns(
+        weights=pl.col("subtopics").list.eval(pl.lit(1.0).repeat_by(pl.len()).explode())
+    )
+    ours = _diversity_values(weighted, intent_weights="weights")
+    for name, value in theirs.items():
+        assert ours[name] == pytest.approx(value, rel=1e-12), name
