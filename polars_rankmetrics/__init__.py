@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from polars_rankmetrics._accessor import install as _install
 from polars_rankmetrics.comparisons.report import latex_table, markdown_table
-from polars_rankmetrics.evaluation import Evaluation, evaluate, subtopic_lists
+from polars_rankmetrics.evaluation import Evaluation, evaluate, judged_frame, subtopic_lists
 from polars_rankmetrics.measures import list_measures
 from polars_rankmetrics.metrics import (
     alpha_dcg_at_k,
@@ -123,6 +123,7 @@ __all__ = [
     "inst",
     "interpolated_ap",
     "interpolated_precision",
+    "judged_frame",
     "latex_table",
     "list_measures",
     "markdown_table",

@@ -277,3 +277,205 @@ def test_equal_valid_weights_are_the_unweighted_values() -> None:
     ours = _diversity_values(weighted, intent_weights="weights")
     for name, value in theirs.items():
         assert ours[name] == pytest.approx(value, rel=1e-12), name
+
+
+# --- the query-set rule: one documented number per entry point ------------------
+
+# The issue's example. Qrels for queries 1-5: query 4 is not retrieved, query 5
+# has no relevant document; the run has queries 1, 2, 3, 5 and 6 (6 unjudged).
+EXAMPLE_QRELS = "1 0 d1 1\n1 0 d2 0\n2 0 d3 1\n2 0 d4 1\n3 0 d5 2\n4 0 d6 1\n5 0 d7 0\n"
+EXAMPLE_RUN = "".join(
+    f"{q} Q0 {d} {r} {s} {tag}\n"
+    for q, d, r, s in [
+        ("1", "d2", 1, 2.0),
+        ("1", "d1", 2, 1.0),
+        ("2", "d3", 1, 1.0),
+        ("2", "d8", 2, 0.5),
+        ("3", "d5", 1, 1.0),
+        ("5", "d7", 1, 1.0),
+        ("6", "d9", 1, 1.0),
+    ]
+    for tag in ["A"]
+)
+
+# nDCG@10 per query, by hand (trec_eval's linear gains, log2 discounts):
+Q1 = 1 / math.log2(3)  # the relevant d1 at rank 2, ideal 1
+Q2 = 1 / (1 + 1 / math.log2(3))  # d3 at rank 1; the unretrieved d4 is in the ideal
+Q2_PLAIN_JOIN = 1.0  # the ideal built from the retrieved rows only loses d4
+Q3 = 1.0
+Q4 = 0.0  # not retrieved (scored under -c)
+Q5 = 0.0  # no relevant document: trec_eval's 0 (the expressions' null)
+RUN_MEAN = (Q1 + Q2 + Q3 + Q5) / 4  # queries 1, 2, 3, 5
+QRELS_MEAN = (Q1 + Q2 + Q3 + Q4 + Q5) / 5  # queries 1-5 (-c)
+RELEVANT_MEAN = (Q1 + Q2 + Q3 + Q4) / 4  # queries 1-4
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> tuple[str, str]:
+    (tmp_path / "qrels").write_text(EXAMPLE_QRELS)
+    (tmp_path / "run").write_text(EXAMPLE_RUN)
+    (tmp_path / "runB").write_text(EXAMPLE_RUN.replace(" A\n", " B\n"))
+    return str(tmp_path / "qrels"), str(tmp_path / "run")
+
+
+def _second(example: tuple[str, str]) -> str:
+    """The same ranking under another run id, for a comparison of two systems."""
+    return str(Path(example[1]).with_name("runB"))
+
+
+def test_the_plain_join_loses_the_unretrieved_relevant_document(example: tuple[str, str]) -> None:
+    qrels, run = (rm.read_trec_qrels(example[0]), rm.read_trec_run(example[1]))
+    joined = run.join(qrels.select("query", "doc", "relevance"), on=["query", "doc"], how="left")
+    ndcg = joined.group_by("query").agg(rm.ndcg_at_k("relevance", 10, by=["score", "doc"]))
+    values = dict(ndcg.iter_rows())
+    assert values == {
+        "1": pytest.approx(Q1),
+        "2": Q2_PLAIN_JOIN,
+        "3": Q3,
+        "5": None,
+        "6": None,
+    }
+    assert ndcg.get_column("relevance").mean() == pytest.approx((Q1 + Q2_PLAIN_JOIN + Q3) / 3)
+
+
+@pytest.mark.parametrize(
+    ("queries", "no_relevant", "expected"),
+    [
+        ("run", "zero", {"1": Q1, "2": Q2, "3": Q3, "5": Q5}),
+        ("run", "null", {"1": Q1, "2": Q2, "3": Q3, "5": None}),
+        ("qrels", "zero", {"1": Q1, "2": Q2, "3": Q3, "4": Q4, "5": Q5}),
+        ("relevant", "zero", {"1": Q1, "2": Q2, "3": Q3, "4": Q4}),
+    ],
+)
+def test_judged_frame_keeps_the_ideal_and_the_chosen_queries(
+    example: tuple[str, str], queries: str, no_relevant: str, expected: dict[str, float | None]
+) -> None:
+    judged = rm.judged_frame(*example, queries=queries)  # type: ignore[arg-type]
+    by = {"by": ["score", "doc"], "descending": [True, True], "no_relevant": no_relevant}
+    ndcg = judged.group_by("query").agg(rm.ndcg_at_k("relevance", 10, **by))  # type: ignore[arg-type]
+    assert dict(ndcg.iter_rows()) == pytest.approx(expected)
+    via_metrics = judged.group_by("query").agg(rm.metrics("relevance", ["ndcg_cut_10"], **by))  # type: ignore[arg-type]
+    assert dict(via_metrics.unnest("relevance").iter_rows()) == pytest.approx(expected)
+    per_query = rm.evaluate_parquet(judged, ["ndcg_cut_10"], **by)  # type: ignore[arg-type]
+    assert dict(per_query.iter_rows()) == pytest.approx(expected)
+
+
+def test_judged_frame_refuses_a_missing_query_under_trec_eval(example: tuple[str, str]) -> None:
+    with pytest.raises(ValueError, match="query '4' of the qrels is not in the run"):
+        rm.judged_frame(*example, queries="trec_eval")
+
+
+@pytest.mark.parametrize(
+    ("options", "mean", "n_queries"),
+    [
+        ({}, RUN_MEAN, 4),
+        ({"queries": "run"}, RUN_MEAN, 4),
+        ({"queries": "qrels"}, QRELS_MEAN, 5),
+        ({"complete": True}, QRELS_MEAN, 5),
+        ({"queries": "relevant"}, RELEVANT_MEAN, 4),
+    ],
+)
+def test_evaluate_averages_over_the_documented_queries(
+    example: tuple[str, str], options: dict[str, object], mean: float, n_queries: int
+) -> None:
+    result = rm.evaluate(*example, ["ndcg_cut_10"], **options)  # type: ignore[arg-type]
+    assert result.aggregate.item() == pytest.approx(mean, abs=1e-15)
+    assert result.n_queries == n_queries
+    assert (result.missing_queries, result.ignored_queries) == (1, 1)
+    assert result.query_set == options.get("queries", "qrels" if options else "run")
+
+
+def test_evaluate_refuses_a_missing_query_as_trec_eval_does(example: tuple[str, str]) -> None:
+    with pytest.raises(ValueError, match="query '4' of the qrels is not in the run"):
+        rm.evaluate(*example, ["ndcg_cut_10"], queries="trec_eval")
+    with pytest.raises(ValueError, match="contradicts queries='trec_eval'"):
+        rm.evaluate(*example, ["ndcg_cut_10"], queries="trec_eval", complete=True)
+
+
+def test_compare_averages_what_evaluate_evaluated(example: tuple[str, str]) -> None:
+    per_query = pl.concat(
+        rm.evaluate(*example, ["ndcg_cut_10"], queries="qrels").per_query.select(
+            pl.lit(name).alias("system"), pl.all()
+        )
+        for name in ("A", "B")
+    )
+    result = rm.compare(per_query, baseline="A", test="t")
+    assert result.get_column("mean").to_list() == pytest.approx([QRELS_MEAN] * 2, abs=1e-15)
+    assert result.get_column("n_queries").to_list() == [5, 5]
+
+
+def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(argv)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize(
+    ("switch", "mean"),
+    [
+        (["-c"], QRELS_MEAN),
+        (["--queries", "qrels"], QRELS_MEAN),
+        (["--queries", "run"], RUN_MEAN),
+        (["--queries", "relevant"], RELEVANT_MEAN),
+    ],
+)
+def test_the_two_subcommands_agree_under_every_switch(
+    example: tuple[str, str], switch: list[str], mean: float, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = _cli(["trec-eval", *switch, "-m", "ndcg_cut.10", *example], capsys)
+    assert (status, out) == (0, f"ndcg_cut_10           \tall\t{mean:.4f}\n")
+    compare_switch = ["--queries", "qrels"] if switch == ["-c"] else switch
+    argv = [
+        "compare",
+        *compare_switch,
+        *example,
+        _second(example),
+        "-m",
+        "ndcg_cut_10",
+        "--format",
+        "csv",
+    ]
+    status, out, err = _cli(argv, capsys)
+    assert status == 0, err
+    table = pl.read_csv(io.StringIO(out))
+    assert table.get_column("mean").to_list() == pytest.approx([mean] * 2, abs=1e-12)
+
+
+def test_the_two_subcommands_refuse_a_missing_query_by_default(
+    example: tuple[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = _cli(["trec-eval", "-m", "ndcg_cut.10", *example], capsys)
+    assert (status, out) == (4, "")
+    assert err == "rankmetrics trec-eval: result qid '4' not found in qrels\n"
+    status, out, err = _cli(["compare", *example, _second(example), "-m", "ndcg_cut_10"], capsys)
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1 and "query '4' of the qrels is not in the run" in err
+
+
+def test_compare_keeps_queries_without_a_relevant_document_as_trec_eval(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Query 1: its relevant document retrieved first (AP 1); query 2: nothing
+    # relevant judged (AP 0). trec_eval's map: 0.5; ranx's too.
+    (tmp_path / "qrels").write_text("1 0 a 1\n2 0 b 0\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 2.0 r\n2 Q0 b 1 1.0 r\n")
+    (tmp_path / "runB").write_text("1 Q0 a 1 2.0 s\n2 Q0 b 1 1.0 s\n")
+    files = [str(tmp_path / "qrels"), str(tmp_path / "run")]
+    status, out, _ = _cli(["trec-eval", "-m", "map", *files], capsys)
+    assert (status, out) == (0, "map                   \tall\t0.5000\n")
+    status, out, _ = _cli(
+        ["compare", *files, str(tmp_path / "runB"), "-m", "map", "--format", "csv"], capsys
+    )
+    assert status == 0
+    assert pl.read_csv(io.StringIO(out)).get_column("mean").to_list() == [0.5, 0.5]
+
+
+def test_the_query_switch_is_checked(
+    example: tuple[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, _, err = _cli(["trec-eval", "--queries", "all", *example], capsys)
+    assert status == 2 and "--queries must be one of trec_eval, run, qrels, relevant" in err
+    status, _, err = _cli(["trec-eval", "-c", "--queries", "run", *example], capsys)
+    assert status == 2 and "contradicts --queries=run" in err
+    with pytest.raises(ValueError, match="`queries` must be one of"):
+        rm.judged_frame(*example, queries="all")  # type: ignore[arg-type]

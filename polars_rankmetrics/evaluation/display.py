@@ -29,7 +29,8 @@ def _value_text(value: Any, integer: bool) -> str:
 
 
 def _counts(result: Evaluation) -> str:
-    parts = [f"{result.n_queries} {'query' if result.n_queries == 1 else 'queries'} evaluated"]
+    noun = "query" if result.n_queries == 1 else "queries"
+    parts = [f"{result.n_queries} {noun} evaluated (queries={result.query_set!r})"]
     if result.ignored_queries:
         parts.append(f"{result.ignored_queries} in the run only (ignored)")
     if result.missing_queries:

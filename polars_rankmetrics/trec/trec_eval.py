@@ -25,11 +25,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, get_args
 
 import polars as pl
 
+from polars_rankmetrics.evaluation.query_sets import (
+    SCORES_MISSING,
+    QuerySet,
+    check_query_set,
+    restrict_qrels,
+)
 from polars_rankmetrics.evaluation.subtopics import judged_subtopics, reads_subtopics
 from polars_rankmetrics.evaluation.topics import (
     PLACEHOLDER_DOC,
@@ -78,6 +84,7 @@ LONG_OPTIONS = (
     # This library's own: a table instead of trec_eval's text.
     LongOption("output", True, "O"),
     LongOption("format", True, "F"),
+    LongOption("queries", True, "S"),
 )
 
 USAGE = """\
@@ -123,6 +130,7 @@ class Settings:
     help: bool = False
     output: str | None = None
     format: str | None = None
+    queries: str | None = None
     marked: set[str] = field(default_factory=set)
     arguments: list[tuple[str, str]] = field(default_factory=list)
     extensions: list[str] = field(default_factory=list)
@@ -214,6 +222,8 @@ def _apply(settings: Settings, letter: str, value: str) -> None:
         settings.output = value
     elif letter == "F":
         settings.format = value
+    elif letter == "S":
+        settings.queries = value
     # -o (the obsolete "old output format") changes nothing.
 
 
@@ -565,6 +575,23 @@ def _lines_of(columns: list[Column], topic: str, values: dict[str, Any], z: bool
     return out
 
 
+def _apply_query_set(settings: Settings, inputs: Inputs) -> tuple[Settings, Inputs]:
+    """``--queries``: the qrels of the evaluated topics, and ``-c`` where missing ones score."""
+    given = settings.queries or ("qrels" if settings.complete else "trec_eval")
+    try:
+        rule = check_query_set(given)
+    except ValueError:
+        allowed = ", ".join(get_args(QuerySet))
+        raise Finished(2, f"--queries must be one of {allowed}, got '{given}'") from None
+    if settings.complete and rule not in SCORES_MISSING:
+        raise Finished(2, f"-c is --queries=qrels; it contradicts --queries={rule}")
+    if rule in ("run", "relevant"):
+        run_queries = inputs.run.get_column("query").unique()
+        qrels, _ = restrict_qrels(inputs.qrels, run_queries, rule, max(settings.level, 0))
+        inputs = replace(inputs, qrels=qrels)
+    return replace(settings, complete=rule in SCORES_MISSING), inputs
+
+
 def evaluate_topics(settings: Settings, inputs: Inputs, requested: list[Requested]) -> Report:
     """trec_eval's topic loop and summary; raises :class:`Finished` where trec_eval stops."""
     if settings.level < 0:
@@ -573,6 +600,7 @@ def evaluate_topics(settings: Settings, inputs: Inputs, requested: list[Requeste
             "but not in R (the number of relevant documents); that is not supported"
         )
         raise Finished(2, msg)
+    settings, inputs = _apply_query_set(settings, inputs)
     topics = inputs.qrels.get_column("query").unique().sort().to_list()
     considered = [t for t in topics if settings.debug_query in (None, t)]
     values, *duplicates = compute(settings, inputs, requested, considered)
