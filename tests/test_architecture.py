@@ -94,6 +94,15 @@ def test_the_package_has_no_import_cycle() -> None:
     assert not found, "import cycles: " + " | ".join(_describe(graph, c) for c in found)
 
 
+def test_no_module_is_over_600_lines() -> None:
+    lengths = {
+        str(path.relative_to(PACKAGE)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in PACKAGE.rglob("*.py")
+    }
+    too_long = {path: n for path, n in lengths.items() if n > MAX_LINES}
+    assert not too_long, f"modules over {MAX_LINES} lines: {too_long}"
+
+
 @pytest.mark.parametrize(
     ("files", "expected"),
     [
