@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from polars_rankmetrics.measures.ir_names import parse_ir_measures_name, parse_ranx_name
-from polars_rankmetrics.measures.peer_names import parse_peer_name
+from polars_rankmetrics.measures.resolve import resolve
 from polars_rankmetrics.measures.trec_names import (
     BY_NAME,
     LONG_MAX,
@@ -94,7 +93,7 @@ class Settings:
 def _is_extension(name: str) -> bool:
     """Whether ``name`` is another tool's spelling (``nDCG@10``), this library's extension."""
     try:
-        parsed = parse_ir_measures_name(name) or parse_ranx_name(name) or parse_peer_name(name)
+        parsed = resolve(name, ("ir_measures", "ranx", "peers"))
     except ValueError:
         return False
     return parsed is not None
