@@ -17,7 +17,6 @@ from typing import Any, Literal, TypeAlias
 import polars as pl
 
 from polars_rankmetrics._validate import TieBreak, check_choice, check_k, is_integral
-from polars_rankmetrics.evaluation.display import evaluation_html, evaluation_text
 from polars_rankmetrics.evaluation.inputs import check_not_swapped, read_qrels, read_run
 from polars_rankmetrics.evaluation.subtopics import judged_subtopics, reads_subtopics
 from polars_rankmetrics.evaluation.topics import (
@@ -83,9 +82,13 @@ class Evaluation:
 
     def __repr__(self) -> str:
         """The run id, the query counts, the measures and the aggregate values."""
+        from polars_rankmetrics.evaluation.display import evaluation_text
+
         return evaluation_text(self)
 
     def _repr_html_(self) -> str:
+        from polars_rankmetrics.evaluation.display import evaluation_html
+
         return evaluation_html(self)
 
 
