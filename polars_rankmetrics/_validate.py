@@ -204,9 +204,15 @@ def measure_names(measures: object, name: str = "measures") -> list[str]:
 
     Every entry point that takes measure names reads them here, so that a bad
     value gets one message everywhere. An ir_measures measure object
-    (``ir_measures.nDCG@10``) stands for its name; ir_measures is never
-    imported here (the object is recognised by its type's module).
+    (``ir_measures.nDCG@10``) stands for its name
+    (:func:`polars_rankmetrics.measures.objects.ir_measures_name`, which never
+    imports ir_measures).
     """
+    from polars_rankmetrics.measures.objects import ir_measures_name
+
+    def _is_ir_measure(value: object) -> bool:
+        return ir_measures_name(value) is not None
+
     items = [measures] if isinstance(measures, str) or _is_ir_measure(measures) else measures
     if isinstance(items, Sequence | set | frozenset) and not isinstance(items, bytes) and not items:
         msg = f"`{name}` must name at least one measure, got {measures!r}"
@@ -236,14 +242,6 @@ def measure_names(measures: object, name: str = "measures") -> list[str]:
             )
             raise ValueError(msg)
     return names
-
-
-def _is_ir_measure(value: object) -> bool:
-    """Whether ``value`` is an ir_measures measure (``ir_measures.AP(rel=2)@10``)."""
-    module = type(value).__module__ or ""
-    return (module == "ir_measures" or module.startswith("ir_measures.")) and hasattr(
-        value, "SUPPORTED_PARAMS"
-    )
 
 
 def check_label_dtype(dtype: pl.DataType, column: object, name: str = "relevance") -> None:
