@@ -228,7 +228,8 @@ def measure_names(measures: object, name: str = "measures") -> list[str]:
         )
         raise ValueError(msg)
     names = []
-    # A set (pytrec_eval's form) has no order: its names are taken sorted.
+    # A set is pytrec_eval's form: its names are sorted, and a trec_eval family
+    # named with cutoffs takes only those (pytrec_eval's merging).
     ordered = sorted(items, key=str) if isinstance(items, set | frozenset) else items
     for item in ordered:
         if _is_ir_measure(item):
@@ -241,6 +242,10 @@ def measure_names(measures: object, name: str = "measures") -> list[str]:
                 f"got {item!r} ({type(item).__name__})"
             )
             raise ValueError(msg)
+    if isinstance(items, set | frozenset):
+        from polars_rankmetrics.measures.trec_names import merge_pytrec_eval
+
+        names = merge_pytrec_eval(names)
     return names
 
 

@@ -479,3 +479,49 @@ def test_the_query_switch_is_checked(
     assert status == 2 and "contradicts --queries=run" in err
     with pytest.raises(ValueError, match="`queries` must be one of"):
         rm.judged_frame(*example, queries="all")  # type: ignore[arg-type]
+
+
+# --- measure names ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "measures",
+    [
+        {"ndcg_cut", "ndcg_cut.1,4"},
+        {"P", "P.3"},
+        {"P_3", "P.7", "map", "recall.2"},
+        frozenset({"ndcg_cut.5", "ndcg_cut", "success.1"}),
+    ],
+)
+def test_a_measure_set_is_read_as_pytrec_eval_reads_it(measures: set[str]) -> None:
+    import pytrec_eval
+
+    qrels = {"1": {"a": 1, "b": 0, "c": 2}, "2": {"d": 1}}
+    run = {"1": {"a": 1.0, "b": 2.0, "x": 3.0}, "2": {"d": 0.5, "e": 1.0}}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    ours = rm.evaluate(qrels, run, measures).per_query
+    assert sorted(ours.columns[1:]) == sorted(theirs["1"])
+    for row in ours.iter_rows(named=True):
+        for name, value in theirs[row["query"]].items():
+            assert row[name] == pytest.approx(value, abs=1e-12), (row["query"], name)
+
+
+def test_ir_measures_objects_are_accepted_wherever_a_name_is() -> None:
+    import ir_measures
+
+    qrels = {"1": {"a": 1, "b": 0, "c": 2}, "2": {"d": 1}}
+    run = {"1": {"a": 1.0, "b": 2.0, "x": 3.0}, "2": {"d": 0.5, "e": 1.0}}
+    measures = [ir_measures.nDCG @ 10, ir_measures.AP(rel=2), ir_measures.P @ 2]
+    theirs = ir_measures.calc_aggregate(measures, qrels, run)
+    result = rm.evaluate(qrels, run, measures)
+    for measure in measures:
+        assert result.aggregate.get_column(str(measure)).item() == pytest.approx(
+            theirs[measure], abs=1e-12
+        )
+    one = rm.evaluate(qrels, run, ir_measures.nDCG @ 10).aggregate.item()
+    assert one == pytest.approx(theirs[ir_measures.nDCG @ 10], abs=1e-12)
+    frame = pl.DataFrame({"query": ["1"] * 3, "relevance": [0, 1, 2], "score": [3.0, 2.0, 1.0]})
+    via_metrics = frame.group_by("query").agg(rm.metrics("relevance", measures, by="score"))
+    via_parquet = rm.evaluate_parquet(frame, measures)
+    assert via_metrics.unnest("relevance").drop("query").columns == [str(m) for m in measures]
+    assert via_parquet.drop("query").columns == [str(m) for m in measures]
