@@ -525,3 +525,51 @@ def test_ir_measures_objects_are_accepted_wherever_a_name_is() -> None:
     via_parquet = rm.evaluate_parquet(frame, measures)
     assert via_metrics.unnest("relevance").drop("query").columns == [str(m) for m in measures]
     assert via_parquet.drop("query").columns == [str(m) for m in measures]
+
+
+DIVERSITY_REL = [
+    "ERR_IA(rel=2)@10",
+    "nERR_IA(rel=2)@20",
+    "alpha_nDCG(rel=2)@20",
+    "alpha_DCG(alpha=0.3,rel=2)@5",
+    "P_IA(rel=2)@10",
+    "StRecall(rel=2)@10",
+    "NRBP(rel=2)",
+    "nNRBP(rel=2)",
+    "AP_IA(rel=2)",
+    "alpha_nDCG@20",  # beside them, at evaluate()'s level 1
+]
+
+
+def test_ir_measures_diversity_names_take_rel_in_evaluate_and_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import warnings
+
+    from tests.test_diversity import diversity_collection
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import ir_measures
+
+    qrels, run = diversity_collection(4)
+    ours = rm.evaluate(qrels, run, DIVERSITY_REL).per_query
+    (tmp_path / "qrels").write_text("".join(f"{q} {s} {d} {r}\n" for q, s, d, r in qrels.rows()))
+    (tmp_path / "run").write_text("".join(f"{q} Q0 {d} 1 {s} r\n" for q, d, s in run.rows()))
+    measures = [arg for name in DIVERSITY_REL for arg in ("-m", name)]
+    assert main(["trec-eval", "-q", *measures, str(tmp_path / "qrels"), str(tmp_path / "run")]) == 0
+    printed = {
+        (name.strip(), query): float(value)
+        for name, query, value in (
+            line.split("\t") for line in capsys.readouterr().out.splitlines()
+        )
+    }
+    ir_qrels = [ir_measures.Qrel(q, d, r, s) for q, s, d, r in qrels.iter_rows()]
+    ir_run = [ir_measures.ScoredDoc(*row) for row in run.iter_rows()]
+    for name in DIVERSITY_REL:
+        measure = ir_measures.parse_measure(name)
+        theirs = {m.query_id: m.value for m in ir_measures.iter_calc([measure], ir_qrels, ir_run)}
+        for query, value in ours.select("query", name).iter_rows():
+            expected = 0.0 if math.isnan(theirs[query]) else theirs[query]
+            assert value == pytest.approx(expected, rel=1e-12, abs=1e-15), (name, query)
+            assert printed[name, query] == pytest.approx(expected, abs=5e-5), (name, query)

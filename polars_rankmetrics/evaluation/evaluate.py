@@ -32,7 +32,11 @@ from polars_rankmetrics.evaluation.query_sets import (
     missing_message,
     restrict_qrels,
 )
-from polars_rankmetrics.evaluation.subtopics import judged_subtopics, reads_subtopics
+from polars_rankmetrics.evaluation.subtopics import (
+    judged_subtopics,
+    reads_subtopics,
+    subtopic_levels,
+)
 from polars_rankmetrics.evaluation.topics import (
     HAS_RELEVANT,
     IN_QRELS,
@@ -154,6 +158,15 @@ def _query_set(queries: object, complete: object) -> QuerySet:
             raise ValueError(msg)
         return "qrels"
     return rule
+
+
+def _by_level(columns: Sequence[Column], levels: Mapping[str, int]) -> dict[int, list[Column]]:
+    """The columns of :func:`.subtopic_levels`, grouped by their level."""
+    grouped: dict[int, list[Column]] = {}
+    for column in columns:
+        if column.name in levels:
+            grouped.setdefault(levels[column.name], []).append(column)
+    return grouped
 
 
 def _placeholders(run: pl.DataFrame, missing: Sequence[str]) -> pl.DataFrame:
@@ -364,6 +377,7 @@ def evaluate(
     qrels_frame = read_qrels(qrels, qrels_columns, subtopics=diversity)
     run_frame = read_run(run, run_columns)
     check_not_swapped(qrels_frame, run_frame)
+    judgements = qrels_frame  # one row per (query, subtopic, document) for diversity
     if diversity:
         qrels_frame = judged_subtopics(qrels_frame, int(relevance_level))
     # A NaN score is not retrieved, as in the metric functions: null before -M cuts.
@@ -393,7 +407,16 @@ def evaluate(
     ranked = truncate(ranked, max_per_query)
     if judged_only:
         ranked = judged_only_run(ranked, qrels_frame)
-    frame = topic_values(qrels_frame, ranked, parsed, int(relevance_level), tie_break)
+    levels = subtopic_levels(parsed, int(relevance_level))
+    main = [column for column in parsed if column.name not in levels]
+    frame = topic_values(qrels_frame, ranked, main, int(relevance_level), tie_break)
+    for level, columns in _by_level(parsed, levels).items():
+        # ir_measures' rel= of a diversity name: subtopic lists at its own level.
+        rows = judgements.filter(pl.col("query").is_in(topics.implode()))
+        own = topic_values(
+            judged_subtopics(rows, level), ranked, columns, int(relevance_level), tie_break
+        )
+        frame = frame.join(own.select("query", *(c.name for c in columns)), on="query", how="left")
     scored = pl.col("query").is_in(pl.Series(missing, dtype=pl.String).implode()).not_()
     evaluated = frame.filter(pl.col(IN_QRELS) & (scored | scores_missing))
     values = evaluated.with_columns(scored.alias(IN_RUN)).with_columns(_reset(parsed))
