@@ -394,10 +394,12 @@ def summarize(
     """
     Average each measure over queries, into a one-row Spark DataFrame.
 
+    The queries averaged are the rows of ``per_query`` (the input's queries:
+    see the guide's *Query sets* page), counted in the ``n_queries`` column.
     Null values (a measure undefined for a query, see ``no_relevant`` in
     :func:`evaluate`) are skipped, as Polars' ``mean`` skips them locally; pass
     ``no_relevant='zero'`` to :func:`evaluate` to count such queries as 0, as
-    trec_eval and MLlib do.
+    trec_eval and MLlib do, so that every mean averages ``n_queries`` values.
 
     Parameters
     ----------
@@ -410,7 +412,8 @@ def summarize(
     Returns
     -------
     pyspark.sql.DataFrame
-        One row, one DoubleType column per measure.
+        One row, one DoubleType column per measure, then ``n_queries`` (the rows
+        of ``per_query``).
 
     Examples
     --------
@@ -421,11 +424,11 @@ def summarize(
     ...     "query long, score double, relevance long",
     ... )
     >>> summarize(evaluate(runs, ["map", "P_2"])).show()
-    +------------------+------------------+
-    |               map|               P_2|
-    +------------------+------------------+
-    |0.7916666666666666|0.3333333333333333|
-    +------------------+------------------+
+    +------------------+------------------+---------+
+    |               map|               P_2|n_queries|
+    +------------------+------------------+---------+
+    |0.7916666666666666|0.3333333333333333|        3|
+    +------------------+------------------+---------+
     <BLANKLINE>
     """
     _require_pyspark()
@@ -446,7 +449,8 @@ def summarize(
         for field in per_query.schema.fields
         if field.name not in query_names and isinstance(field.dataType, NumericType)
     ]
-    return per_query.agg(*(F.avg(F.col(_quoted(name))).alias(name) for name in measures))
+    means = (F.avg(F.col(_quoted(name))).alias(name) for name in measures)
+    return per_query.agg(*means, F.count(F.lit(1)).alias("n_queries"))
 
 
 def spark_unavailable() -> str | None:

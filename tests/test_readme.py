@@ -794,6 +794,21 @@ def from_spark(block: Block, context: Context) -> None:
     assert equal_bins != pytest.approx(theirs)
 
 
+@runs("guide/query-sets.md: One example, every entry point #1")
+def query_sets_example(block: Block, context: Context) -> None:
+    """The issue-26 example: its mean under ``queries="qrels"`` is the hand-computed one."""
+    from tests.test_consistency import EXAMPLE_QRELS, EXAMPLE_RUN, QRELS_MEAN
+
+    (context.tmp_path / "qrels.txt").write_text(EXAMPLE_QRELS)
+    (context.tmp_path / "run.txt").write_text(EXAMPLE_RUN)
+    context.monkeypatch.chdir(context.tmp_path)
+    _, values = execute(block, {})
+    comment = re.search(r"# ([0-9.]+),", block.code)
+    assert comment is not None
+    assert values[-1] == pytest.approx(QRELS_MEAN)
+    assert f"{QRELS_MEAN:.4f}" == comment.group(1)
+
+
 # ---------------------------------------------------------------------------
 # The tests
 

@@ -221,15 +221,6 @@ _REDUCTIONS = ("sum", "any", "arg_max", "max", "first")
 """Reductions that both ``Expr`` and ``Expr.list`` have, with the same meaning."""
 
 
-def _no_negative_zero(total: pl.Expr) -> pl.Expr:
-    """``total`` with ``-0.0`` read as ``0.0``: polars' ``list.sum`` of an empty list is ``-0.0``.
-
-    Only a zero is touched (its absolute value), so the dtype and every other
-    value stay as they are.
-    """
-    return pl.when(total == 0).then(total.abs()).otherwise(total)
-
-
 def _per_list(value: pl.Expr) -> pl.Expr:
     """Evaluate the aggregate ``value``, written over ``pl.element()``, on a list element.
 
@@ -252,11 +243,11 @@ def _per_list(value: pl.Expr) -> pl.Expr:
         for reduction in _REDUCTIONS:
             if value.meta.eq(getattr(values, reduction)()):
                 reduced: pl.Expr = getattr(pl.element().list.eval(values).list, reduction)()
-                return _no_negative_zero(reduced) if reduction == "sum" else reduced
+                return reduced
     summed = _summed_in_order(value)
     if summed is not None:
         # `list.sum` adds in list order, as `in_order` does (tests/test_fast_paths.py).
-        return _no_negative_zero(pl.element().list.eval(summed).list.sum())
+        return pl.element().list.eval(summed).list.sum()
     # `first` keeps a constant (trec_eval's num_q) to one value: polars 2.1
     # broadcasts a literal to the list's length in a nested `list.agg`.
     return pl.element().list.agg(value.first())
