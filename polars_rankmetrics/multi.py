@@ -72,6 +72,11 @@ def metrics(
     ``nDCG@10``, ``AP(rel=2)``, ...) or ranx (``ndcg@10``, ``map@100``,
     ``mrr``, ...); see :mod:`polars_rankmetrics.measures` for the table and
     where the names differ from the functions' defaults (``AP@10`` divides by R).
+    The queries are the groups of the frame it runs in: join a run to its qrels
+    with :func:`~polars_rankmetrics.judged_frame` (which keeps the unretrieved
+    judged documents and picks the queries by ``evaluate()``'s rule) and pass
+    ``no_relevant='zero'`` for trec_eval's 0 where a query has no relevant row
+    (see the guide's *Query sets* page).
     Ties are broken by ``by`` for every name: ir_measures' tie order for
     ``RR@10`` (document id ascending) applies in ``evaluate()``, which knows the
     document ids. Measures with ``judged_only=True`` rank the judged rows
@@ -87,7 +92,9 @@ def metrics(
         ``P_5`` and ``P_10``); ``relstring`` gives a String field. Measures that
         tell unjudged (null) labels from judged ones (``bpref``, ``infAP``,
         ``unj_10``, custom gains, ...) sort a ``{label, raw label}`` list per
-        group, about twice the cost of the plain ranking.
+        group, about twice the cost of the plain ranking. One name is one
+        measure; ir_measures measure objects stand for their names, and a set
+        is read as pytrec_eval reads it (as in :func:`~polars_rankmetrics.evaluate`).
     by, descending, threshold, ties
         As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
         their direction, the relevance threshold and the tie policy.

@@ -133,7 +133,9 @@ def evaluate_parquet(
     everything peaks at about 8x the Arrow size of the columns it reads (query,
     relevance, score); passes of a few million rows are also faster, because
     their working set is smaller. See the README's *Performance* section for
-    measured figures.
+    measured figures. One row per query of the source, as in :func:`metrics`
+    (build the source with :func:`~polars_rankmetrics.judged_frame` to choose
+    the queries; see the guide's *Query sets* page).
 
     Parameters
     ----------

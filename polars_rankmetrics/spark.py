@@ -205,8 +205,10 @@ def evaluate(
     ``df.group_by(query).agg(metrics(relevance, metrics, by=[score, doc]))``:
     a null or NaN score means judged but not retrieved (the row counts in R and in
     the ideal DCG, never in the ranking), a null label means unjudged, and a label
-    above ``threshold`` is relevant. See the module docstring for how the work is
-    distributed and how ties are broken.
+    above ``threshold`` is relevant. One row per query of ``sdf`` (the guide's
+    *Query sets* page: join the run to its qrels keeping the unretrieved judged
+    documents). See the module docstring for how the work is distributed and
+    how ties are broken.
 
     Parameters
     ----------

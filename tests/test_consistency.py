@@ -573,3 +573,10 @@ def test_ir_measures_diversity_names_take_rel_in_evaluate_and_the_cli(
             expected = 0.0 if math.isnan(theirs[query]) else theirs[query]
             assert value == pytest.approx(expected, rel=1e-12, abs=1e-15), (name, query)
             assert printed[name, query] == pytest.approx(expected, abs=5e-5), (name, query)
+
+
+def test_a_subtopics_column_that_is_not_a_list_is_refused_at_collect() -> None:
+    # Documented (guide/reliability.md): the type is known only at collect, where polars refuses it.
+    frame = pl.DataFrame({"score": [2.0, 1.0], "subtopics": ["1", "2"]})
+    with pytest.raises(pl.exceptions.InvalidOperationError, match="list.eval operation not supported for dtype `str`"):
+        frame.select(rm.alpha_ndcg_at_k("subtopics", 3, by="score"))

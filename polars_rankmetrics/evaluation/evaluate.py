@@ -287,7 +287,11 @@ def evaluate(
         ``ERR-IA@20``, ``strec@10``, ...) read the qrels as TREC diversity
         qrels, ``topic subtopic docno relevance`` (the subtopic: a file's
         second field, a table's ``subtopic`` or ``iteration`` column); every
-        other measure then reads a document's largest judgement.
+        other measure then reads a document's largest judgement. One name or
+        a list of names; an ir_measures measure object
+        (``ir_measures.nDCG@10``) stands for its name; a set is read as
+        pytrec_eval reads its measure set (``{"ndcg_cut", "ndcg_cut.1,4"}``
+        is ``ndcg_cut_1`` and ``ndcg_cut_4`` only).
     queries : {'run', 'trec_eval', 'qrels', 'relevant'}
         Which queries are evaluated and averaged (see above).
     complete

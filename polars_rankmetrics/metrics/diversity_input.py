@@ -20,8 +20,8 @@ weights whose total over the query's subtopics is 0    invalid weights
 A query with invalid weights has no intent distribution: every diversity
 measure is null for it (with either ``no_relevant``), never a number computed
 from weights that are not probabilities. A ``subtopics`` column that is not a
-list is refused by polars at collect ("expected List data type for list
-operation, got: String"): the type of a column is known only then.
+list is refused by polars at collect ("list.eval operation not supported for
+dtype `str`"): the type of a column is known only then.
 """
 
 from __future__ import annotations
