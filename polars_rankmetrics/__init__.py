@@ -18,6 +18,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from polars_rankmetrics._accessor import install as _install
+from polars_rankmetrics._version import __version__ as __version__
 from polars_rankmetrics.comparisons.report import latex_table, markdown_table
 from polars_rankmetrics.measures import list_measures
 from polars_rankmetrics.metrics import (
@@ -163,7 +164,5 @@ def __dir__() -> list[str]:
     """The public API: ``__all__``, the lazily loaded names included."""
     return sorted(__all__)
 
-
-__version__ = "0.1.0"
 
 _install()
