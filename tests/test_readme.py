@@ -338,6 +338,22 @@ def first_steps(block: Block, context: Context) -> None:
         assert column_by_query(per_query, column) == approx(per_query_reference(df, reference))
 
 
+@runs("Quick start #3", "getting-started.md: First steps #2")
+def ap_at_k_next_to_ap_at_k_name(block: Block, context: Context) -> None:
+    """Prints the table shown after it: ``ap_at_k`` over min(k, R), the name ``AP@k`` over R."""
+    namespace, _ = execute(block, {"pl": pl, "rm": rm})
+    assert block.output is not None
+    assert context.capsys.readouterr().out.strip() == block.output.strip()
+    rows = list(namespace["ranking"].select("score", "relevance").iter_rows())
+    result = namespace["ranking"].select(
+        rm.ap_at_k("relevance", 2, by="score").alias("ap_at_k(2)"),
+        rm.metrics("relevance", ["AP@2"], by="score").struct.field("AP@2"),
+    )
+    expected = [ref.ap_at_k(rows, 2), ref.ap_at_k(rows, 2, denominator="r")]
+    assert list(result.row(0)) == approx(expected)
+    assert result.item(0, 0) != approx(result.item(0, 1))  # R = 3 > k: they differ
+
+
 @runs("Quick start #1", "guide/metrics.md: Metrics #1")
 def three_contexts(block: Block, context: Context) -> None:
     """Runs on ``df``; the three statements give per query, one ranking, per row."""

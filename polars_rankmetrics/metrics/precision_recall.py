@@ -416,9 +416,12 @@ def hits_at_k(
     --------
     Three of the top four are relevant, so hits@4 is 3 where P@4 is 0.75:
 
-    >>> ranked = pl.DataFrame({"relevance": [1, 0, 1, 1, 0, 1]})  # rows in rank order
-    >>> ranked.select(
-    ...     hits=rm.hits_at_k("relevance", 4), precision=rm.precision_at_k("relevance", 4)
+    >>> df = pl.DataFrame(
+    ...     {"score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4], "relevance": [1, 0, 1, 1, 0, 1]}
+    ... )
+    >>> df.select(
+    ...     hits=rm.hits_at_k("relevance", 4, by="score"),
+    ...     precision=rm.precision_at_k("relevance", 4, by="score"),
     ... )
     shape: (1, 2)
     ┌──────┬───────────┐
