@@ -101,7 +101,7 @@ def average_precision(
 
     Examples
     --------
-    Model A of the seed notes: relevant rows at ranks 1, 2, 5 and 6.
+    Relevant rows at ranks 1, 2, 5 and 6: AP = (1/1 + 2/2 + 3/5 + 4/6) / 4.
 
     >>> df = pl.DataFrame(
     ...     {
@@ -159,8 +159,8 @@ def ap_at_k(
     ``AP@k = sum(P@i · rel(i) for i <= k) / D``. Tools disagree on ``D``:
 
     - ``'min_k_r'`` (default): ``min(k, R)``, so a perfect top k scores 1. This
-      is the seed notes' AP@k, Spark's ``meanAveragePrecisionAt`` and Microsoft
-      Recommenders' ``map_at_k``.
+      is the AP@k of many textbooks, Spark's ``meanAveragePrecisionAt`` and
+      Microsoft Recommenders' ``map_at_k``.
     - ``'r'``: ``R``, all relevant rows. This is trec_eval's ``map_cut_k``, ranx's
       ``map@k`` and ir_measures' ``AP@k``.
     - ``'hits'``: the number of relevant rows in the top k (0 when there are none).

@@ -402,7 +402,7 @@ def interpolated_precision(
 
     Examples
     --------
-    The seed notes' example: 9 relevant documents, 12 retrieved.
+    A textbook example of 11-point interpolation: 9 relevant documents, 12 retrieved.
 
     >>> ranked = [0, 1, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0] + [1] * 5  # 5 not retrieved
     >>> df = pl.DataFrame(

@@ -1,0 +1,41 @@
+"""What the documentation site is built with: formatted signatures, no house jargon."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import pytest
+
+import polars_rankmetrics as rm
+from tests.conftest import PROJECT
+
+
+def docs_extra() -> list[str]:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    project = tomllib.loads((PROJECT / "pyproject.toml").read_text("utf-8"))
+    extra: list[str] = project["project"]["optional-dependencies"]["docs"]
+    return extra
+
+
+def test_the_docs_extra_pins_a_signature_formatter() -> None:
+    """mkdocstrings-python formats separate signatures with Black or Ruff, if installed."""
+    pins = dict(re.fullmatch(r"([\w\[\]-]+)==(\S+)", line).groups() for line in docs_extra())
+    assert {"ruff", "black"} & set(pins), "add ruff or black to the docs extra"
+    config = (PROJECT / "mkdocs.yml").read_text("utf-8")
+    assert re.search(r"^\s+separate_signature: true$", config, re.M)
+    assert re.search(r"^\s+line_length: \d+$", config, re.M)
+
+
+def test_no_house_jargon_in_the_docstrings_and_pages() -> None:
+    """Words only this project's authors know (their private notes) stay out of the docs."""
+    jargon = re.compile(r"seed notes|the seeds\b|\.\./shared/seeds", re.I)
+    texts = {name: inspect.getdoc(getattr(rm, name)) or "" for name in rm.__all__}
+    texts |= {
+        str(page.relative_to(PROJECT)): page.read_text("utf-8")
+        for page in [PROJECT / "README.md", *(PROJECT / "docs").rglob("*.md")]
+    }
+    for source in (PROJECT / "polars_rankmetrics").rglob("*.py"):
+        texts[str(source.relative_to(PROJECT))] = source.read_text("utf-8")
+    offenders = [name for name, text in texts.items() if jargon.search(text)]
+    assert offenders == []
