@@ -39,3 +39,28 @@ def test_no_house_jargon_in_the_docstrings_and_pages() -> None:
         texts[str(source.relative_to(PROJECT))] = source.read_text("utf-8")
     offenders = [name for name, text in texts.items() if jargon.search(text)]
     assert offenders == []
+
+
+def test_the_docs_build_draws_every_chart_the_pages_show() -> None:
+    """docs/_ext/charts.py makes each image the pages link to, with the library's functions."""
+    pytest.importorskip("sklearn")
+    pytest.importorskip("vl_convert")
+    import runpy
+
+    assert "docs/_ext/charts.py" in (PROJECT / "mkdocs.yml").read_text("utf-8")
+    hook = runpy.run_path(str(PROJECT / "docs" / "_ext" / "charts.py"))
+    images = hook["draw"](n_queries=3)
+    assert set(images) == set(hook["CHARTS"])
+    assert all(png.startswith(b"\x89PNG") for png in images.values())
+    linked = {
+        name
+        for page in (PROJECT / "docs").rglob("*.md")
+        for name in re.findall(r"images/charts/(\w+)\.png", page.read_text("utf-8"))
+    }
+    assert linked == set(hook["CHARTS"])
+    # Every chart function of the library is drawn.
+    from polars_rankmetrics.comparisons import plot
+
+    drawn = (PROJECT / "docs" / "_ext" / "charts.py").read_text("utf-8")
+    functions = [name for name in dir(plot) if name.endswith("_chart") and not name.startswith("_")]
+    assert functions and all(f"rm.{name}(" in drawn for name in functions)
