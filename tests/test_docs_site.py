@@ -64,3 +64,30 @@ def test_the_docs_build_draws_every_chart_the_pages_show() -> None:
     drawn = (PROJECT / "docs" / "_ext" / "charts.py").read_text("utf-8")
     functions = [name for name in dir(plot) if name.endswith("_chart") and not name.startswith("_")]
     assert functions and all(f"rm.{name}(" in drawn for name in functions)
+
+
+def test_formulas_are_rendered_as_mathml_without_scripts() -> None:
+    """docs/_ext/maths.py turns arithmatex's formulas into MathML; a bad one fails loudly."""
+    pytest.importorskip("latex2mathml")
+    import runpy
+
+    config = (PROJECT / "mkdocs.yml").read_text("utf-8")
+    assert "docs/_ext/maths.py" in config and "pymdownx.arithmatex" in config
+    assert not re.search(r"(katex|mathjax)", config, re.I)  # nothing loaded from elsewhere
+    hook = runpy.run_path(str(PROJECT / "docs" / "_ext" / "maths.py"))
+    page = (
+        '<p>With <span class="arithmatex">\\(R &lt; k\\)</span>:</p>'
+        '<div class="arithmatex">\\[\\frac{1}{R} \\sum_{i=1}^{k} x_i\\]</div>'
+    )
+    rendered = hook["render"](page, "page.md")
+    assert "arithmatex" not in rendered and "\\" not in rendered
+    assert '<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline">' in rendered
+    assert 'display="block"><mrow><mfrac>' in rendered
+    assert "<mo>&#x0003C;</mo>" in rendered  # the unescaped '<'
+    with pytest.raises(ValueError, match=r"page\.md: the formula"):
+        hook["render"]('<span class="arithmatex">\\(\\Big\\{ x \\Big\\}\\)</span>', "page.md")
+    # The pages' formulas all render.
+    for source in (PROJECT / "docs").rglob("*.md"):
+        text = source.read_text("utf-8")
+        for latex in re.findall(r"^\$\$\n(.*?)\n\$\$$", text, re.M | re.S):
+            assert "\\" not in hook["mathml"](latex, display=True), (source.name, latex)
