@@ -91,3 +91,38 @@ def test_formulas_are_rendered_as_mathml_without_scripts() -> None:
         text = source.read_text("utf-8")
         for latex in re.findall(r"^\$\$\n(.*?)\n\$\$$", text, re.M | re.S):
             assert "\\" not in hook["mathml"](latex, display=True), (source.name, latex)
+
+
+def _parameter_entries(docstring: str) -> list[tuple[str, list[str]]]:
+    """The Parameters entries of a (dedented) numpy docstring: name line, description lines."""
+    _, _, rest = docstring.partition("Parameters\n----------\n")
+    entries: list[tuple[str, list[str]]] = []
+    for line in rest.split("\n\n")[0].splitlines():
+        if line.startswith(" "):
+            entries[-1][1].append(line)
+        else:
+            entries.append((line, []))
+    return entries
+
+
+def test_shared_parameter_texts_are_written_once_and_filled_everywhere() -> None:
+    from polars_rankmetrics._docstrings import PARAMETERS
+    from polars_rankmetrics.metrics import FUNCTIONS
+
+    sources = "".join(
+        path.read_text("utf-8") for path in (PROJECT / "polars_rankmetrics").rglob("*.py")
+    )
+    for header, description in PARAMETERS.values():
+        first_line = description.split("\n")[0]
+        assert sources.count(first_line) == 1, f"{header}: written more than once"
+    for function in (*FUNCTIONS, rm.metrics):
+        entries = _parameter_entries(inspect.getdoc(function) or "")
+        names = [name for line, _ in entries for name in line.split(" : ")[0].split(", ")]
+        assert names, function.__name__
+        assert all(description for _, description in entries), function.__name__
+        assert set(names) <= set(inspect.signature(function).parameters), function.__name__
+    # The .rank methods show the same filled text.
+    import polars as pl
+
+    method = pl.col("relevance").rank.precision_at_k
+    assert "Relevance labels: bool, int or float" in (method.__doc__ or "")

@@ -87,10 +87,7 @@ def average_precision(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
     by, descending, threshold, ties
-        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
-        their direction, the relevance threshold and the tie policy.
     no_relevant : {'null', 'zero'}
         The value for a query with no relevant row, where AP is undefined: null
         (skipped by ``mean``), or 0 as trec_eval, ranx and torchmetrics do.
@@ -172,14 +169,9 @@ def ap_at_k(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
     k
-        The cutoff, a positive int.
     by, descending, threshold, ties
-        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
-        their direction, the relevance threshold and the tie policy.
-    no_relevant : {'null', 'zero'}
-        The value for a query with no relevant row.
+    no_relevant
     denominator : {'min_k_r', 'r', 'hits'}
         What the sum is divided by, as above.
 
