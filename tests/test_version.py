@@ -82,3 +82,8 @@ def test_the_version_module_imports_nothing() -> None:
     assert set(runpy.run_path(str(VERSION_FILE))) >= {"__version__"}
     assert "import" not in VERSION_FILE.read_text("utf-8").split('"""', 2)[2]
     assert sys.modules["polars_rankmetrics._version"].__version__ == written_version()
+
+
+def test_the_site_shows_the_changelog() -> None:
+    assert '--8<-- "CHANGELOG.md"' in (PROJECT / "docs" / "changelog.md").read_text("utf-8")
+    assert "changelog.md" in (PROJECT / "mkdocs.yml").read_text("utf-8")
