@@ -63,9 +63,7 @@ class Progress:
             self.bar = bars.Progress(
                 bars.SpinnerColumn(),
                 bars.TextColumn("{task.description}"),
-                *_counted(
-                    bars, bars.BarColumn(), bars.MofNCompleteColumn(), bars.TextColumn("·")
-                ),
+                *_counted(bars, bars.BarColumn(), bars.MofNCompleteColumn(), bars.TextColumn("·")),
                 bars.TimeElapsedColumn(),
                 *_counted(bars, bars.TextColumn("· left"), bars.TimeRemainingColumn()),
                 console=Console(file=self.stream, stderr=True, force_terminal=True),

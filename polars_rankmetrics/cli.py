@@ -32,9 +32,7 @@ def _dispatch(arguments: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="rankmetrics", description="Ranking metrics as lazy polars expressions."
     )
-    parser.add_argument(
-        "-V", "--version", action="version", version=f"rankmetrics {__version__}"
-    )
+    parser.add_argument("-V", "--version", action="version", version=f"rankmetrics {__version__}")
     subcommands = parser.add_subparsers(dest="command", required=True)
     # Each module adds its own subcommand and sets `run` as the parser's default.
     for module in (demo, trec_cli, compare_cli):

@@ -14,8 +14,8 @@ import polars as pl
 import pytest
 
 import polars_rankmetrics as rm
-from polars_rankmetrics.cli import main
 from polars_rankmetrics._progress import status
+from polars_rankmetrics.cli import main
 
 N_QUERIES = 60
 
