@@ -91,3 +91,31 @@ def test_the_quoted_demo_figures() -> None:
         found = ROW_ORDER.search(" ".join(text.split()))
         assert found is not None, page
         assert [float(x) for x in found.groups()] == [round(m, 3) for m in means], page
+
+
+def test_the_demo_shows_what_forgetting_by_costs() -> None:
+    """``demo.row_order_ndcg``: each query's rows ranked as they come, against the reference."""
+    import numpy as np
+
+    from polars_rankmetrics import demo
+    from tests import reference as ref
+
+    rng = np.random.default_rng(11)
+    query = np.repeat(np.arange(6), 25)
+    rankings = pl.DataFrame(
+        {"query": query, "score": rng.random(150), "relevance": rng.integers(0, 3, 150)}
+    )
+    expected = []
+    for (_,), group in rankings.group_by("query"):
+        labels = group["relevance"].to_list()
+        # Row order as the ranking: decreasing scores in row order.
+        value = ref.ndcg_at_k([(-i, label) for i, label in enumerate(labels)], 10)
+        if value is not None:
+            expected.append(value)
+    assert demo.row_order_ndcg(rankings) == pytest.approx(sum(expected) / len(expected))
+    assert demo.row_order_ndcg(rankings) != pytest.approx(
+        rankings.group_by("query")
+        .agg(rm.ndcg_at_k("relevance", 10, by="score"))
+        .select(pl.mean("relevance"))
+        .item()
+    )
