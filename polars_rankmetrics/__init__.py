@@ -3,6 +3,8 @@
 Every metric is a typed function returning a ``pl.Expr``. Importing the package
 also makes them available on expressions as ``pl.col("relevance").rank.<metric>``,
 while ``pl.col(x).rank(...)`` keeps calling polars' own ``Expr.rank``.
+Name the ranking with ``by=`` (``rm.ndcg_at_k("relevance", 10, by="score")``):
+without it the rows are ranked in the order they come in.
 
 The layout, from the bottom up: :mod:`.engine` ranks each group once and
 computes statistics from that ranking; :mod:`.metrics` holds the metric
