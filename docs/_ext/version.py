@@ -19,8 +19,6 @@ def package_version() -> str:
 
 
 def on_config(config: Any) -> Any:
-    """Name the version in the header (the site name) and in ``extra.version``."""
-    version = package_version()
-    config.site_name = f"{config.site_name} {version}"
-    config.extra["version_number"] = version
+    """Name the version in the header and the page titles (the site name)."""
+    config.site_name = f"{config.site_name} {package_version()}"
     return config
