@@ -578,5 +578,20 @@ def test_ir_measures_diversity_names_take_rel_in_evaluate_and_the_cli(
 def test_a_subtopics_column_that_is_not_a_list_is_refused_at_collect() -> None:
     # Documented (guide/reliability.md): the type is known only at collect, where polars refuses it.
     frame = pl.DataFrame({"score": [2.0, 1.0], "subtopics": ["1", "2"]})
-    with pytest.raises(pl.exceptions.InvalidOperationError, match="list.eval operation not supported for dtype `str`"):
+    with pytest.raises(
+        pl.exceptions.InvalidOperationError,
+        match=r"list\.eval operation not supported for dtype `str`",
+    ):
         frame.select(rm.alpha_ndcg_at_k("subtopics", 3, by="score"))
+
+
+def test_queries_is_taken_whole_so_trec_eval_abbreviations_keep_their_meaning(
+    example: tuple[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --que is trec_eval's --query_eval_wanted (per-query lines), not --queries.
+    status, out, _ = _cli(["trec-eval", "--que", "-c", "-m", "num_ret", *example], capsys)
+    assert status == 0
+    # Per query lines for queries 1-5 (4 scored as -c: its placeholder, reset to 0), then all.
+    assert [line.split("\t")[1] for line in out.splitlines()] == ["1", "2", "3", "4", "5", "all"]
+    status, out, _ = _cli(["trec-eval", "--queries=run", "-m", "num_q", *example], capsys)
+    assert (status, out) == (0, "num_q                 \tall\t4\n")
