@@ -580,7 +580,7 @@ def test_a_subtopics_column_that_is_not_a_list_is_refused_at_collect() -> None:
     frame = pl.DataFrame({"score": [2.0, 1.0], "subtopics": ["1", "2"]})
     with pytest.raises(
         pl.exceptions.InvalidOperationError,
-        match=r"list\.eval operation not supported for dtype `str`",
+        match="expected List data type for list operation, got: String",
     ):
         frame.select(rm.alpha_ndcg_at_k("subtopics", 3, by="score"))
 
