@@ -83,6 +83,9 @@ if TYPE_CHECKING:
 # `import polars_rankmetrics` needs none of them and stays quick.
 _LAZY = {
     "compare": "polars_rankmetrics.comparisons.comparison",
+    "compare_pairs": "polars_rankmetrics.comparisons.pairs",
+    "p_value_matrix": "polars_rankmetrics.comparisons.pairs",
+    "anova": "polars_rankmetrics.comparisons.anova",
     "pr_curve_chart": "polars_rankmetrics.comparisons.plot",
     "query_delta_chart": "polars_rankmetrics.comparisons.plot",
     "save_chart": "polars_rankmetrics.comparisons.plot",

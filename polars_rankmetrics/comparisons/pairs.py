@@ -1,0 +1,387 @@
+"""Compare every pair of systems, or several baselines with the rest: :func:`compare_pairs`.
+
+One table of tests, :data:`TESTS`: the pairwise tests (paired t, Wilcoxon, sign,
+randomization, bootstrap) take two aligned vectors and return a p-value, and
+the multiple-comparison correction then runs over every pair of a metric; the
+Tukey tests take the whole (system x query) matrix and return p-values that
+already hold the family-wise error rate over all pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeAlias
+
+import numpy as np
+import polars as pl
+
+from polars_rankmetrics._validate import check_choice
+from polars_rankmetrics.comparisons.comparison import Missing, _check_alpha
+from polars_rankmetrics.comparisons.corrections import Method, check_method, correct
+from polars_rankmetrics.comparisons.grid import grid
+from polars_rankmetrics.comparisons.rank_tests import ZeroMethod, sign_test, wilcoxon_test
+from polars_rankmetrics.comparisons.significance import (
+    FloatArray,
+    bootstrap_test,
+    check_n_resamples,
+    paired_t_test,
+    randomization_test,
+)
+from polars_rankmetrics.comparisons.tukey import (
+    randomised_tukey_hsd,
+    tukey_hsd,
+    tukey_hsd_two_way,
+)
+
+PairTest: TypeAlias = Literal[
+    "t",
+    "wilcoxon",
+    "sign",
+    "randomization",
+    "bootstrap",
+    "tukey",
+    "tukey-two-way",
+    "randomised-tukey",
+]
+"""A test of two systems' difference, or a Tukey HSD over all of them."""
+
+PAIRWISE: dict[str, str] = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "sign": "sign test",
+    "randomization": "Fisher's randomization test",
+    "bootstrap": "paired bootstrap test",
+}
+"""The tests of one pair at a time, and their names in reports."""
+
+FAMILY: dict[str, str] = {
+    "tukey": "Tukey's HSD test",
+    "tukey-two-way": "two-way Tukey HSD test",
+    "randomised-tukey": "randomised Tukey HSD test",
+}
+"""The tests of all pairs at once (family-wise by construction), and their names."""
+
+TESTS: dict[str, str] = {**PAIRWISE, **FAMILY}
+"""Every test of :func:`compare_pairs`, and its name in reports."""
+
+PAIRS_SCHEMA: dict[str, Any] = {
+    "metric": pl.String,
+    "system_a": pl.String,
+    "system_b": pl.String,
+    "mean_a": pl.Float64,
+    "mean_b": pl.Float64,
+    "delta": pl.Float64,
+    "p_value": pl.Float64,
+    "p_value_adjusted": pl.Float64,
+    "significant": pl.Boolean,
+    "better": pl.String,
+    "n_queries": pl.Int64,
+    "note": pl.String,
+}
+"""The columns of :func:`compare_pairs`'s result."""
+
+
+def _note(test: str, differences: FloatArray) -> str | None:
+    """Why a p-value is degenerate, or None."""
+    n = differences.size
+    if n < 2 and test not in ("sign",):
+        return f"{n} paired {'query' if n == 1 else 'queries'}: the test is undefined"
+    if test in ("t", "tukey", "tukey-two-way") and np.ptp(differences) == 0.0:
+        if differences[0] == 0.0:
+            return "every difference is 0: t is undefined (zero variance); p set to 1"
+        if test == "t":
+            return "the differences are constant and non-zero: t is undefined; p set to 0"
+    if test == "wilcoxon" and not differences.any():
+        return "every difference is 0: Wilcoxon's test is undefined"
+    if test == "sign" and not differences.any():
+        return "every difference is 0: no query favours either system; p set to 1"
+    return None
+
+
+def _pairwise_p(
+    test: str,
+    values: FloatArray,
+    pairs: list[tuple[int, int]],
+    *,
+    n_resamples: int,
+    seed: int,
+    zero_method: ZeroMethod,
+) -> list[float]:
+    functions: dict[str, Callable[[FloatArray, FloatArray], float]] = {
+        "t": paired_t_test,
+        "wilcoxon": lambda a, b: wilcoxon_test(a, b, zero_method=zero_method),
+        "sign": sign_test,
+        "randomization": lambda a, b: randomization_test(a, b, n_resamples=n_resamples, seed=seed),
+        "bootstrap": lambda a, b: bootstrap_test(a, b, n_resamples=n_resamples, seed=seed),
+    }
+    function = functions[test]
+    return [function(values[j], values[i]) for i, j in pairs]
+
+
+def family_p_values(
+    test: str, values: FloatArray, *, n_resamples: int = 10_000, seed: int = 0
+) -> FloatArray:
+    """The (k, k) p-values of a Tukey test (see :data:`FAMILY`) on one matrix."""
+    if test == "tukey":
+        return tukey_hsd(values)
+    if test == "tukey-two-way":
+        return tukey_hsd_two_way(values)
+    return randomised_tukey_hsd(values, n_trials=n_resamples, seed=seed)
+
+
+def _pairs(systems: list[str], baselines: Sequence[str] | None) -> list[tuple[int, int]]:
+    if baselines is None:
+        return [(i, j) for i in range(len(systems)) for j in range(i + 1, len(systems))]
+    if isinstance(baselines, str) or not baselines:
+        msg = f"`baselines` must be a non-empty list of system names or None, got {baselines!r}"
+        raise ValueError(msg)
+    index = {name: position for position, name in enumerate(systems)}
+    for name in baselines:
+        if str(name) not in index:
+            msg = f"`baselines`: system {name!r} not found; the systems are {systems}"
+            raise ValueError(msg)
+    chosen = [index[str(name)] for name in dict.fromkeys(baselines)]
+    pairs: list[tuple[int, int]] = []
+    for i in chosen:
+        pairs.extend((i, j) for j in range(len(systems)) if j != i and (j, i) not in pairs)
+    return pairs
+
+
+def compare_pairs(
+    per_query: pl.DataFrame | pl.LazyFrame,
+    *,
+    test: PairTest = "t",
+    correction: Method | None = "holm",
+    alpha: float = 0.05,
+    baselines: Sequence[str] | None = None,
+    systems: Sequence[str] | None = None,
+    system: str = "system",
+    query: str = "query",
+    metrics: Sequence[str] | None = None,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    zero_method: ZeroMethod = "wilcox",
+    queries: Sequence[Any] | pl.Series | None = None,
+    missing: Missing = "zero",
+) -> pl.DataFrame:
+    """
+    Test every pair of systems (or each baseline against the others) on each metric.
+
+    For each metric and each pair ``(a, b)`` (``a`` before ``b`` in the order
+    systems first appear, or ``a`` a baseline), the result holds both means,
+    ``delta = mean_b - mean_a``, the two-sided p-value of ``test``, the p-value
+    adjusted over all pairs of that metric, and which system is significantly
+    better (the higher mean, when ``p_value_adjusted <= alpha``).
+
+    **Tests.** Paired on queries: ``"t"`` (``scipy.stats.ttest_rel``),
+    ``"wilcoxon"`` (``scipy.stats.wilcoxon`` with ``zero_method``, its method
+    chosen as scipy does), ``"sign"`` (``scipy.stats.binomtest``),
+    ``"randomization"`` and ``"bootstrap"`` (as in
+    :func:`polars_rankmetrics.compare`). Over all systems at once:
+    ``"tukey"`` (one-way, ``scipy.stats.tukey_hsd``, what ranx reports),
+    ``"tukey-two-way"`` (Sakai's system x topic form) and ``"randomised-tukey"``
+    (Carterette 2012, ``n_resamples`` trials); see
+    :mod:`polars_rankmetrics.comparisons.tukey`. Tukey p-values already hold the
+    family-wise error rate over all pairs, so ``correction`` must be None with
+    them; a Tukey test is computed over all the systems even when
+    ``baselines`` picks the pairs shown.
+
+    **Corrections** (:func:`~polars_rankmetrics.comparisons.corrections.correct`):
+    ``bonferroni``, ``holm``, ``sidak``, ``holm-sidak``, ``fdr_bh``, ``fdr_by``,
+    over the pairs of one metric, as statsmodels' ``multipletests``.
+
+    **Degenerate pairs.** ``note`` says when a p-value is not a test result:
+    constant differences (t undefined; p is 1 when every difference is 0 and 0
+    otherwise), every difference 0 for Wilcoxon (p null) or the sign test (p 1),
+    or fewer than two queries (p null). The query-set rules (``queries``,
+    ``missing``) are those of :func:`polars_rankmetrics.compare`.
+
+    Parameters
+    ----------
+    per_query
+        One row per (system, query), one numeric column per metric.
+    test : {'t', 'wilcoxon', 'sign', 'randomization', 'bootstrap', 'tukey', 'tukey-two-way', 'randomised-tukey'}
+        The test.
+    correction : {'holm', 'bonferroni', 'sidak', 'holm-sidak', 'fdr_bh', 'fdr_by', None}
+        Correction over the pairs of a metric (None for the Tukey tests).
+    alpha
+        The significance level.
+    baselines
+        Compare only these systems with every other one; ``None``: all pairs.
+    systems
+        The systems to compare, in this order; ``None``: every system, in order
+        of first appearance.
+    system
+        The column naming the system.
+    query
+        The column naming the query.
+    metrics
+        The metric columns; ``None`` means every numeric column besides the keys.
+    n_resamples
+        Resamples of the randomization and bootstrap tests, and trials of the
+        randomised Tukey HSD.
+    seed
+        Seed of every random draw (started afresh for each pair, or each metric
+        for the randomised Tukey HSD).
+    zero_method : {'wilcox', 'pratt', 'zsplit'}
+        Zero differences in Wilcoxon's test, as in scipy.
+    queries
+        The query set; ``None`` means every query in ``per_query``.
+    missing : {'zero', 'drop'}
+        What a missing (system, query) value becomes.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (metric, pair): ``metric, system_a, system_b, mean_a,
+        mean_b, delta, p_value, p_value_adjusted, significant, better,
+        n_queries, note``.
+
+    Examples
+    --------
+    >>> per_query = pl.DataFrame(
+    ...     {
+    ...         "system": ["a"] * 4 + ["b"] * 4 + ["c"] * 4,
+    ...         "query": ["q1", "q2", "q3", "q4"] * 3,
+    ...         "ap": [0.2, 0.4, 0.1, 0.5, 0.3, 0.6, 0.2, 0.6, 0.5, 0.7, 0.4, 0.9],
+    ...     }
+    ... )
+    >>> rm.compare_pairs(per_query, test="tukey-two-way", correction=None).select(
+    ...     "system_a", "system_b", "delta", pl.col("p_value").round(4), "better"
+    ... )
+    shape: (3, 5)
+    ┌──────────┬──────────┬───────┬─────────┬────────┐
+    │ system_a ┆ system_b ┆ delta ┆ p_value ┆ better │
+    │ ---      ┆ ---      ┆ ---   ┆ ---     ┆ ---    │
+    │ str      ┆ str      ┆ f64   ┆ f64     ┆ str    │
+    ╞══════════╪══════════╪═══════╪═════════╪════════╡
+    │ a        ┆ b        ┆ 0.1   ┆ 0.0317  ┆ b      │
+    │ a        ┆ c        ┆ 0.3   ┆ 0.0002  ┆ c      │
+    │ b        ┆ c        ┆ 0.2   ┆ 0.0014  ┆ c      │
+    └──────────┴──────────┴───────┴─────────┴────────┘
+    """
+    check_choice(test, "test", PairTest)
+    check_method(correction)
+    check_choice(zero_method, "zero_method", ZeroMethod)
+    if test in FAMILY and correction is not None:
+        msg = (
+            f"`correction` must be None with test={test!r}: Tukey p-values already "
+            f"control the family-wise error rate over all pairs, got {correction!r}"
+        )
+        raise ValueError(msg)
+    n_resamples = check_n_resamples(n_resamples)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        msg = f"`seed` must be a non-negative int, got {seed!r}"
+        raise ValueError(msg)
+    alpha = _check_alpha(alpha)
+    aligned = grid(
+        per_query,
+        system=system,
+        query=query,
+        metrics=metrics,
+        queries=queries,
+        missing=missing,
+        systems=systems,
+    )
+    names = aligned.systems
+    pairs = _pairs(names, baselines)
+    rows: list[dict[str, Any]] = []
+    for metric, matrix in aligned.metrics.items():
+        values = matrix.values
+        n_queries = values.shape[1]
+        if test in FAMILY:
+            if n_queries < 2:
+                p_values = [float("nan")] * len(pairs)
+            else:
+                family = family_p_values(test, values, n_resamples=n_resamples, seed=seed)
+                p_values = [float(family[i, j]) for i, j in pairs]
+        else:
+            p_values = _pairwise_p(
+                test, values, pairs, n_resamples=n_resamples, seed=seed, zero_method=zero_method
+            )
+        adjusted = correct(p_values, correction)
+        means = values.mean(axis=1) if n_queries else np.full(len(names), np.nan)
+        for (i, j), p_value, p_adjusted in zip(pairs, p_values, adjusted, strict=True):
+            testable = not np.isnan(p_adjusted)
+            significant = bool(p_adjusted <= alpha) if testable else None
+            better = None
+            if significant and means[i] != means[j]:
+                better = names[i] if means[i] > means[j] else names[j]
+            rows.append(
+                {
+                    "metric": metric,
+                    "system_a": names[i],
+                    "system_b": names[j],
+                    "mean_a": float(means[i]) if n_queries else None,
+                    "mean_b": float(means[j]) if n_queries else None,
+                    "delta": float(means[j] - means[i]) if n_queries else None,
+                    "p_value": None if np.isnan(p_value) else p_value,
+                    "p_value_adjusted": p_adjusted if testable else None,
+                    "significant": significant,
+                    "better": better,
+                    "n_queries": n_queries,
+                    "note": _note(test, values[j] - values[i]),
+                }
+            )
+    return pl.DataFrame(rows, schema=PAIRS_SCHEMA)
+
+
+def p_value_matrix(pairs: pl.DataFrame, *, metric: str, adjusted: bool = True) -> pl.DataFrame:
+    """
+    The p-values of one metric as a square frame: one row and one column per system.
+
+    Parameters
+    ----------
+    pairs
+        A frame from :func:`compare_pairs`.
+    metric
+        The metric to show.
+    adjusted
+        Show ``p_value_adjusted`` (else ``p_value``).
+
+    Returns
+    -------
+    polars.DataFrame
+        A ``system`` column, then one column per system; the diagonal is null,
+        as are pairs that were not compared.
+
+    Examples
+    --------
+    >>> per_query = pl.DataFrame(
+    ...     {
+    ...         "system": ["a"] * 4 + ["b"] * 4 + ["c"] * 4,
+    ...         "query": ["q1", "q2", "q3", "q4"] * 3,
+    ...         "ap": [0.2, 0.4, 0.1, 0.5, 0.3, 0.6, 0.2, 0.6, 0.5, 0.7, 0.4, 0.9],
+    ...     }
+    ... )
+    >>> pairs = rm.compare_pairs(per_query, test="tukey", correction=None)
+    >>> rm.p_value_matrix(pairs, metric="ap").with_columns(pl.col(pl.Float64).round(3))
+    shape: (3, 4)
+    ┌────────┬───────┬───────┬───────┐
+    │ system ┆ a     ┆ b     ┆ c     │
+    │ ---    ┆ ---   ┆ ---   ┆ ---   │
+    │ str    ┆ f64   ┆ f64   ┆ f64   │
+    ╞════════╪═══════╪═══════╪═══════╡
+    │ a      ┆ null  ┆ 0.779 ┆ 0.079 │
+    │ b      ┆ 0.779 ┆ null  ┆ 0.227 │
+    │ c      ┆ 0.079 ┆ 0.227 ┆ null  │
+    └────────┴───────┴───────┴───────┘
+    """
+    missing = [name for name in PAIRS_SCHEMA if name not in pairs.columns]
+    if missing:
+        msg = f"`pairs` must be a frame from compare_pairs(); it lacks the columns {missing}"
+        raise ValueError(msg)
+    chosen = pairs.filter(pl.col("metric") == metric)
+    if chosen.is_empty():
+        msg = f"`metric`: {metric!r} not found; the metrics are {pairs['metric'].unique().to_list()}"
+        raise ValueError(msg)
+    column = "p_value_adjusted" if adjusted else "p_value"
+    systems = list(dict.fromkeys([*chosen["system_a"], *chosen["system_b"]]))
+    lookup: dict[tuple[str, str], float | None] = {}
+    for a, b, p in chosen.select("system_a", "system_b", column).iter_rows():
+        lookup[a, b] = lookup[b, a] = p
+    data: dict[str, list[Any]] = {"system": systems}
+    for other in systems:
+        data[other] = [lookup.get((name, other)) for name in systems]
+    return pl.DataFrame(data, schema={"system": pl.String, **dict.fromkeys(systems, pl.Float64)})
+
