@@ -60,6 +60,12 @@ def residual_mean_square(values: FloatArray, design: Design) -> tuple[float, int
     return float((residuals**2).sum()) / df, df
 
 
+def error_is_zero(values: FloatArray, error_ms: float) -> bool:
+    """Whether an error mean square is 0 up to round-off (1e-12 of the total mean square)."""
+    total_ms = float(((values - values.mean()) ** 2).sum()) / max(values.size - 1, 1)
+    return error_ms <= 1e-12 * total_ms
+
+
 def anova_table(values: FloatArray, design: Design) -> list[tuple[str, int, float]]:
     """(source, df, sum of squares) rows of one metric's (system x query) matrix."""
     k, n = values.shape
@@ -101,8 +107,9 @@ def anova(
 
     ``mean_sq = SS / df``; each effect's ``F`` is its mean square over the
     residual one and ``p_value`` is ``P(F(df, df_residual) > F)``. When the
-    residual mean square is 0 (e.g. every system scores the same on every
-    query), ``F`` and ``p_value`` are null: the test is undefined.
+    residual mean square is 0 up to round-off (1e-12 of the total mean square;
+    e.g. every system is a constant shift of another), ``F`` and ``p_value``
+    are null: the test is undefined.
 
     Parameters
     ----------
@@ -139,15 +146,15 @@ def anova(
     ... )
     >>> rm.anova(per_query).with_columns(pl.col(pl.Float64).round(4))
     shape: (3, 7)
-    ┌────────┬──────────┬─────┬────────┬─────────┬────────┬─────────┐
-    │ metric ┆ source   ┆ df  ┆ sum_sq ┆ mean_sq ┆ F      ┆ p_value │
-    │ ---    ┆ ---      ┆ --- ┆ ---    ┆ ---     ┆ ---    ┆ ---     │
-    │ str    ┆ str      ┆ i64 ┆ f64    ┆ f64     ┆ f64    ┆ f64     │
-    ╞════════╪══════════╪═════╪════════╪═════════╪════════╪═════════╡
-    │ ap     ┆ system   ┆ 2   ┆ 0.1517 ┆ 0.0758  ┆ 45.5   ┆ 0.0002  │
-    │ ap     ┆ query    ┆ 3   ┆ 0.3433 ┆ 0.1144  ┆ 68.6667┆ 0.0001  │
-    │ ap     ┆ residual ┆ 6   ┆ 0.01   ┆ 0.0017  ┆ null   ┆ null    │
-    └────────┴──────────┴─────┴────────┴─────────┴────────┴─────────┘
+    ┌────────┬──────────┬─────┬────────┬─────────┬─────────┬─────────┐
+    │ metric ┆ source   ┆ df  ┆ sum_sq ┆ mean_sq ┆ F       ┆ p_value │
+    │ ---    ┆ ---      ┆ --- ┆ ---    ┆ ---     ┆ ---     ┆ ---     │
+    │ str    ┆ str      ┆ i64 ┆ f64    ┆ f64     ┆ f64     ┆ f64     │
+    ╞════════╪══════════╪═════╪════════╪═════════╪═════════╪═════════╡
+    │ ap     ┆ system   ┆ 2   ┆ 0.215  ┆ 0.1075  ┆ 55.2857 ┆ 0.0001  │
+    │ ap     ┆ query    ┆ 3   ┆ 0.3633 ┆ 0.1211  ┆ 62.2857 ┆ 0.0001  │
+    │ ap     ┆ residual ┆ 6   ┆ 0.0117 ┆ 0.0019  ┆ null    ┆ null    │
+    └────────┴──────────┴─────┴────────┴─────────┴─────────┴─────────┘
     """
     from scipy import stats  # type: ignore[import-untyped]
 
@@ -166,7 +173,7 @@ def anova(
         residual_ms = residual_ss / residual_df
         for source, df, ss in table:
             f_value = p_value = None
-            if source != "residual" and residual_ms > 0.0:
+            if source != "residual" and not error_is_zero(values, residual_ms):
                 f_value = (ss / df) / residual_ms
                 p_value = float(stats.f.sf(f_value, df, residual_df))
             rows.append(

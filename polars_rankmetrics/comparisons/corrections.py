@@ -135,7 +135,8 @@ def correct(p_values: npt.ArrayLike, method: Method | None) -> FloatArray:
         msg = "`p_values` must lie in [0, 1]"
         raise ValueError(msg)
     order = np.argsort(tested, kind="stable")
-    sorted_adjusted = np.minimum(CORRECTIONS[method](tested[order]), 1.0)
+    with np.errstate(divide="ignore"):  # log1p(-1) = -inf gives the right limit, 1
+        sorted_adjusted = np.minimum(CORRECTIONS[method](tested[order]), 1.0)
     back = np.empty_like(sorted_adjusted)
     back[order] = sorted_adjusted
     adjusted[testable] = back

@@ -255,9 +255,9 @@ def compare_pairs(
     │ ---      ┆ ---      ┆ ---   ┆ ---     ┆ ---    │
     │ str      ┆ str      ┆ f64   ┆ f64     ┆ str    │
     ╞══════════╪══════════╪═══════╪═════════╪════════╡
-    │ a        ┆ b        ┆ 0.1   ┆ 0.0317  ┆ b      │
-    │ a        ┆ c        ┆ 0.3   ┆ 0.0002  ┆ c      │
-    │ b        ┆ c        ┆ 0.2   ┆ 0.0014  ┆ c      │
+    │ a        ┆ b        ┆ 0.125 ┆ 0.0166  ┆ b      │
+    │ a        ┆ c        ┆ 0.325 ┆ 0.0001  ┆ c      │
+    │ b        ┆ c        ┆ 0.2   ┆ 0.0016  ┆ c      │
     └──────────┴──────────┴───────┴─────────┴────────┘
     """
     check_choice(test, "test", PairTest)
@@ -362,9 +362,9 @@ def p_value_matrix(pairs: pl.DataFrame, *, metric: str, adjusted: bool = True) -
     │ ---    ┆ ---   ┆ ---   ┆ ---   │
     │ str    ┆ f64   ┆ f64   ┆ f64   │
     ╞════════╪═══════╪═══════╪═══════╡
-    │ a      ┆ null  ┆ 0.779 ┆ 0.079 │
-    │ b      ┆ 0.779 ┆ null  ┆ 0.227 │
-    │ c      ┆ 0.079 ┆ 0.227 ┆ null  │
+    │ a      ┆ null  ┆ 0.674 ┆ 0.115 │
+    │ b      ┆ 0.674 ┆ null  ┆ 0.388 │
+    │ c      ┆ 0.115 ┆ 0.388 ┆ null  │
     └────────┴───────┴───────┴───────┘
     """
     missing = [name for name in PAIRS_SCHEMA if name not in pairs.columns]

@@ -30,8 +30,8 @@ from typing import TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from polars_rankmetrics.comparisons.anova import residual_mean_square
-from polars_rankmetrics.comparisons.significance import check_n_resamples
+from polars_rankmetrics.comparisons.anova import error_is_zero, residual_mean_square
+from polars_rankmetrics._validate import check_k
 
 FloatArray: TypeAlias = npt.NDArray[np.float64]
 
@@ -61,7 +61,7 @@ def _studentized_p(values: FloatArray, error_ms: float, df: int) -> FloatArray:
     means = values.mean(axis=1)
     p_values = np.ones((k, k))
     upper = np.triu_indices(k, 1)
-    if error_ms <= 0.0:
+    if error_is_zero(values, error_ms):
         differs = means[upper[0]] != means[upper[1]]
         p_values[upper] = np.where(differs, 0.0, 1.0)
     else:
@@ -78,8 +78,8 @@ def tukey_hsd(values: npt.ArrayLike) -> FloatArray:
     With ``k`` systems of ``n`` values each, ``MSE = sum_s sum_q (x_sq -
     m_s)**2 / (k n - k)`` and ``q_ij = |m_i - m_j| / sqrt(MSE / n)``; the p-value
     is the studentized range survival function ``P(Q(k, k n - k) > q_ij)``. This
-    is ``scipy.stats.tukey_hsd(*values).pvalue``. With ``MSE = 0`` two systems
-    with different means get 0 and equal means 1.
+    is ``scipy.stats.tukey_hsd(*values).pvalue``. With ``MSE = 0`` (up to
+    round-off) two systems with different means get 0 and equal means 1.
 
     Parameters
     ----------
@@ -90,9 +90,9 @@ def tukey_hsd(values: npt.ArrayLike) -> FloatArray:
     --------
     >>> from polars_rankmetrics.comparisons.tukey import tukey_hsd
     >>> tukey_hsd([[0.2, 0.4, 0.1, 0.5], [0.3, 0.6, 0.2, 0.6], [0.5, 0.7, 0.4, 0.9]]).round(3)
-    array([[1.   , 0.779, 0.079],
-           [0.779, 1.   , 0.227],
-           [0.079, 0.227, 1.   ]])
+    array([[1.   , 0.674, 0.115],
+           [0.674, 1.   , 0.388],
+           [0.115, 0.388, 1.   ]])
     """
     matrix = _check_matrix(values)
     error_ms, df = residual_mean_square(matrix, "one-way")
@@ -118,10 +118,9 @@ def tukey_hsd_two_way(values: npt.ArrayLike) -> FloatArray:
     Examples
     --------
     >>> from polars_rankmetrics.comparisons.tukey import tukey_hsd_two_way
-    >>> tukey_hsd_two_way([[0.2, 0.4, 0.1, 0.5], [0.3, 0.6, 0.2, 0.6], [0.5, 0.7, 0.4, 0.9]]).round(4)
-    array([[1.    , 0.0317, 0.0002],
-           [0.0317, 1.    , 0.0014],
-           [0.0002, 0.0014, 1.    ]])
+    >>> values = [[0.2, 0.4, 0.1, 0.5], [0.3, 0.6, 0.2, 0.6], [0.5, 0.7, 0.4, 0.9]]
+    >>> tukey_hsd_two_way(values).round(4).tolist()
+    [[1.0, 0.0166, 0.0001], [0.0166, 1.0, 0.0016], [0.0001, 0.0016, 1.0]]
     """
     matrix = _check_matrix(values)
     error_ms, df = residual_mean_square(matrix, "two-way")
@@ -225,11 +224,11 @@ def randomised_tukey_hsd(
 
     >>> from polars_rankmetrics.comparisons.tukey import randomised_tukey_hsd
     >>> randomised_tukey_hsd([[0.1, 0.2], [0.5, 0.4], [0.9, 1.0]]).round(4)
-    array([[1.    , 0.6667, 0.1667],
-           [0.6667, 1.    , 0.6667],
+    array([[1.    , 0.8333, 0.1667],
+           [0.8333, 1.    , 0.6667],
            [0.1667, 0.6667, 1.    ]])
     """
-    n_trials = check_n_resamples(n_trials)
+    n_trials = check_k(n_trials, "n_trials")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         msg = f"`seed` must be a non-negative int, got {seed!r}"
         raise ValueError(msg)
