@@ -86,11 +86,10 @@ def _note(test: str, differences: FloatArray) -> str | None:
     n = differences.size
     if n < 2 and test not in ("sign",):
         return f"{n} paired {'query' if n == 1 else 'queries'}: the test is undefined"
-    if test in ("t", "tukey", "tukey-two-way") and np.ptp(differences) == 0.0:
-        if differences[0] == 0.0:
+    if test == "t" and np.ptp(differences) <= 1e-12 * np.abs(differences).max():
+        if not differences.any():
             return "every difference is 0: t is undefined (zero variance); p set to 1"
-        if test == "t":
-            return "the differences are constant and non-zero: t is undefined; p set to 0"
+        return "the differences are constant and non-zero: t is undefined (zero variance)"
     if test == "wilcoxon" and not differences.any():
         return "every difference is 0: Wilcoxon's test is undefined"
     if test == "sign" and not differences.any():
@@ -191,8 +190,8 @@ def compare_pairs(
     over the pairs of one metric, as statsmodels' ``multipletests``.
 
     **Degenerate pairs.** ``note`` says when a p-value is not a test result:
-    constant differences (t undefined; p is 1 when every difference is 0 and 0
-    otherwise), every difference 0 for Wilcoxon (p null) or the sign test (p 1),
+    constant differences (up to round-off: t undefined; p is 1 when every
+    difference is 0, else about 0), every difference 0 for Wilcoxon (p null) or the sign test (p 1),
     or fewer than two queries (p null). The query-set rules (``queries``,
     ``missing``) are those of :func:`polars_rankmetrics.compare`.
 
