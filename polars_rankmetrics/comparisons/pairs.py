@@ -91,7 +91,10 @@ def _note(test: str, differences: FloatArray) -> str | None:
             return "every difference is 0: t is undefined (zero variance); p set to 1"
         return "the differences are constant and non-zero: t is undefined (zero variance)"
     if test == "wilcoxon" and not differences.any():
-        return "every difference is 0: Wilcoxon's test is undefined"
+        return (
+            "every difference is 0: Wilcoxon's test is degenerate "
+            "(as in scipy, p is 1 up to 13 queries, else undefined)"
+        )
     if test == "sign" and not differences.any():
         return "every difference is 0: no query favours either system; p set to 1"
     return None
@@ -191,7 +194,8 @@ def compare_pairs(
 
     **Degenerate pairs.** ``note`` says when a p-value is not a test result:
     constant differences (up to round-off: t undefined; p is 1 when every
-    difference is 0, else about 0), every difference 0 for Wilcoxon (p null) or the sign test (p 1),
+    difference is 0, else about 0), every difference 0 for Wilcoxon (p 1 up
+    to 13 queries, else null, as in scipy) or the sign test (p 1),
     or fewer than two queries (p null). The query-set rules (``queries``,
     ``missing``) are those of :func:`polars_rankmetrics.compare`.
 
