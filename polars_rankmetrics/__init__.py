@@ -87,6 +87,8 @@ _LAZY = {
     "effect_sizes": "polars_rankmetrics.comparisons.effect_sizes",
     "risk": "polars_rankmetrics.comparisons.risk",
     "georisk": "polars_rankmetrics.comparisons.risk",
+    "compact_letter_display": "polars_rankmetrics.comparisons.letters",
+    "pairs_table": "polars_rankmetrics.comparisons.pairs_report",
     "pr_curve_chart": "polars_rankmetrics.comparisons.plot",
     "query_delta_chart": "polars_rankmetrics.comparisons.plot",
     "save_chart": "polars_rankmetrics.comparisons.plot",
