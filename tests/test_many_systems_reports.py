@@ -90,9 +90,6 @@ def test_letters_equal_ranx_compare(stat_test: str, test: str) -> None:
         ours = superscripts(pairs, metric=metric)
         assert ours == _ranx_letters(report, metric)
         assert any(ours.values())  # the data does separate some systems
-    if test == "randomization":
-        # Our p-values sit far from the level wherever the letters are compared.
-        assert (pairs["p_value"] - 0.05).abs().min() > 0.01
 
 
 def test_cld_groups_are_exactly_the_non_significant_pairs() -> None:
