@@ -89,6 +89,7 @@ _LAZY = {
     "georisk": "polars_rankmetrics.comparisons.risk",
     "compact_letter_display": "polars_rankmetrics.comparisons.letters",
     "pairs_table": "polars_rankmetrics.comparisons.pairs_report",
+    "means_chart": "polars_rankmetrics.comparisons.means_plot",
     "pr_curve_chart": "polars_rankmetrics.comparisons.plot",
     "query_delta_chart": "polars_rankmetrics.comparisons.plot",
     "save_chart": "polars_rankmetrics.comparisons.plot",

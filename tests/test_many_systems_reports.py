@@ -164,3 +164,24 @@ def test_latex_compiles_with_plain_pdflatex(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout[-2000:]
+
+
+def test_means_chart_shows_t_intervals_best_first() -> None:
+    stats = pytest.importorskip("scipy.stats")
+    pytest.importorskip("altair")
+    rng = np.random.default_rng(8)
+    values = rng.random((3, 12)) + np.array([[0.0], [0.3], [0.1]])
+    frame = pl.DataFrame(
+        {
+            "system": [f"s{i}" for i in range(3) for _ in range(12)],
+            "query": [f"q{j}" for _ in range(3) for j in range(12)],
+            "ap": values.reshape(-1),
+        }
+    )
+    spec = rm.means_chart(frame, metric="ap", alpha=0.1).to_dict()
+    rows = spec["data"]["values"]
+    assert [row["system"] for row in rows] == ["s1", "s2", "s0"]
+    for row in rows:
+        sample = values[int(row["system"][1])]
+        low, high = stats.t.interval(0.9, 11, loc=sample.mean(), scale=stats.sem(sample))
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high))
