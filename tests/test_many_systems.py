@@ -163,7 +163,7 @@ def test_two_way_tukey_equals_statsmodels_residual_and_studentized_range() -> No
 def test_anova_tables_equal_statsmodels() -> None:
     smf = pytest.importorskip("statsmodels.formula.api")
     sm_anova = pytest.importorskip("statsmodels.stats.anova")
-    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pandas")
     rng = np.random.default_rng(17)
     values = rng.random((4, 12)) * 0.4 + rng.random(12)[None, :] + rng.random(4)[:, None] * 0.1
     frame = _frame(values)

@@ -64,9 +64,9 @@ def test_all_pairs_csv_equals_compare_pairs(
     got = pl.read_csv(io.StringIO(capsys.readouterr().out))
     per_query, queries = _per_query(paths)
     expected = rm.compare_pairs(per_query, test=test, correction=correction, queries=queries)  # type: ignore[arg-type]
-    assert got.select("system_a", "system_b").rows() == expected.select(
-        "system_a", "system_b"
-    ).rows()
+    assert (
+        got.select("system_a", "system_b").rows() == expected.select("system_a", "system_b").rows()
+    )
     np.testing.assert_allclose(
         got["p_value_adjusted"].to_numpy(), expected["p_value_adjusted"].to_numpy(), rtol=1e-12
     )

@@ -70,7 +70,9 @@ def test_wilcoxon_sign_and_tukey_through_frames(values: np.ndarray) -> None:
     np.testing.assert_allclose(wilcoxon, expected, atol=1e-12)
     sign = rm.compare_pairs(frame, test="sign", correction=None)["p_value"].to_numpy()
     expected = [
-        stats.binomtest(int((values[j] > values[i]).sum()), int((values[j] != values[i]).sum())).pvalue
+        stats.binomtest(
+            int((values[j] > values[i]).sum()), int((values[j] != values[i]).sum())
+        ).pvalue
         for i, j in combos
     ]
     np.testing.assert_allclose(sign, expected, atol=1e-12)
@@ -82,7 +84,8 @@ def test_wilcoxon_sign_and_tukey_through_frames(values: np.ndarray) -> None:
     assert tukey["p_value_adjusted"].to_list() == tukey["p_value"].to_list()
     matrix = rm.p_value_matrix(tukey, metric="ap")
     np.testing.assert_allclose(
-        matrix.drop("system").to_numpy(), np.where(np.eye(4, dtype=bool), np.nan, reference),
+        matrix.drop("system").to_numpy(),
+        np.where(np.eye(4, dtype=bool), np.nan, reference),
         atol=1e-9,
     )
 
@@ -91,7 +94,11 @@ def test_baselines_pick_the_pairs(values: np.ndarray) -> None:
     frame = _frame(values)
     pairs = rm.compare_pairs(frame, baselines=["s2", "s0"], test="t", correction=None)
     assert pairs.select("system_a", "system_b").rows() == [
-        ("s2", "s0"), ("s2", "s1"), ("s2", "s3"), ("s0", "s1"), ("s0", "s3"),
+        ("s2", "s0"),
+        ("s2", "s1"),
+        ("s2", "s3"),
+        ("s0", "s1"),
+        ("s0", "s3"),
     ]
     one = rm.compare(frame, baseline="s0", test="t", correction="holm")
     mine = rm.compare_pairs(frame, baselines=["s0"], test="t", correction="holm")
@@ -110,7 +117,9 @@ def test_effect_sizes_equal_slow_formulas(values: np.ndarray) -> None:
         for s in range(k)
         for q in range(n)
     ) / ((k - 1) * (n - 1))
-    for row, (i, j) in zip(sizes.iter_rows(named=True), itertools.combinations(range(k), 2)):
+    for row, (i, j) in zip(
+        sizes.iter_rows(named=True), itertools.combinations(range(k), 2), strict=True
+    ):
         d = [float(values[j, q] - values[i, q]) for q in range(n)]
         mean = statistics.fmean(d)
         sd = statistics.stdev(d)
@@ -140,10 +149,10 @@ def test_effect_sizes_hand_computed() -> None:
 
 def _slow_risk(system: np.ndarray, baseline: np.ndarray, alpha: float) -> tuple[float, float]:
     c = len(system)
-    wins = sum(s - b for s, b in zip(system, baseline) if s > b)
-    losses = sum(b - s for s, b in zip(system, baseline) if s < b)
+    wins = sum(s - b for s, b in zip(system, baseline, strict=True) if s > b)
+    losses = sum(b - s for s, b in zip(system, baseline, strict=True) if s < b)
     urisk = (wins - (1 + alpha) * losses) / c
-    z = [s - b if s >= b else (1 + alpha) * (s - b) for s, b in zip(system, baseline)]
+    z = [s - b if s >= b else (1 + alpha) * (s - b) for s, b in zip(system, baseline, strict=True)]
     return urisk, urisk / (statistics.stdev(z) / math.sqrt(c))
 
 
@@ -151,7 +160,7 @@ def _slow_risk(system: np.ndarray, baseline: np.ndarray, alpha: float) -> tuple[
 def test_urisk_trisk_equal_the_paper(values: np.ndarray, alpha: float) -> None:
     table = rm.risk(_frame(values), baseline="s1", alpha=alpha)
     assert table["system"].to_list() == ["s0", "s2", "s3"]
-    for row, index in zip(table.iter_rows(named=True), (0, 2, 3)):
+    for row, index in zip(table.iter_rows(named=True), (0, 2, 3), strict=True):
         urisk, trisk = _slow_risk(values[index], values[1], alpha)
         assert row["urisk"] == pytest.approx(urisk, abs=1e-12)
         assert row["trisk"] == pytest.approx(trisk, rel=1e-10)
@@ -165,7 +174,7 @@ def test_georisk_equals_the_paper(values: np.ndarray, alpha: float) -> None:
     values = values.copy()
     values[:, 3] = 0.0  # a query every system fails: its expected values are 0
     table = rm.georisk(_frame(values), alpha=alpha)
-    k, c = values.shape
+    _k, c = values.shape
     total = values.sum()
     for i, row in enumerate(table.iter_rows(named=True)):
         s_i = sum(values[i])
@@ -223,10 +232,14 @@ def test_missing_queries_follow_the_compare_rules(values: np.ndarray) -> None:
 def test_constant_differences_and_few_queries_are_said() -> None:
     shifted = np.array([[0.1, 0.2, 0.3], [0.2, 0.3, 0.4], [0.1, 0.2, 0.3]])
     pairs = rm.compare_pairs(_frame(shifted), test="t", correction=None)
-    notes = dict(zip(zip(pairs["system_a"], pairs["system_b"]), pairs["note"]))
+    notes = dict(
+        zip(zip(pairs["system_a"], pairs["system_b"], strict=True), pairs["note"], strict=True)
+    )
     assert "constant and non-zero: t is undefined" in notes["s0", "s1"]
     assert "every difference is 0" in notes["s0", "s2"]
-    assert pairs.filter(pl.col("system_a") == "s0", pl.col("system_b") == "s2")["p_value"].to_list() == [1.0]
+    assert pairs.filter(pl.col("system_a") == "s0", pl.col("system_b") == "s2")[
+        "p_value"
+    ].to_list() == [1.0]
     wilcoxon = rm.compare_pairs(_frame(shifted), test="wilcoxon", correction=None)
     row = wilcoxon.filter(pl.col("system_b") == "s2").row(0, named=True)
     assert row["p_value"] == 1.0 and "Wilcoxon's test is degenerate" in row["note"]

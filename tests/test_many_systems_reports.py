@@ -84,7 +84,11 @@ def _ranx_letters(report: object, metric: str) -> dict[str, str]:
 def test_letters_equal_ranx_compare(stat_test: str, test: str) -> None:
     report, per_query, metrics = _ranx_report(stat_test)
     pairs = rm.compare_pairs(
-        per_query, test=test, correction=None, alpha=0.05, n_resamples=2000  # type: ignore[arg-type]
+        per_query,
+        test=test,
+        correction=None,
+        alpha=0.05,
+        n_resamples=2000,  # type: ignore[arg-type]
     )
     for metric in metrics:
         ours = superscripts(pairs, metric=metric)
@@ -108,7 +112,9 @@ def test_cld_groups_are_exactly_the_non_significant_pairs() -> None:
     letters = dict(display.select("system", "letters").iter_rows())
     assert display["mean"].is_sorted(descending=True)
     significant = {
-        frozenset((a, b)) for a, b, s in pairs.select("system_a", "system_b", "significant").iter_rows() if s
+        frozenset((a, b))
+        for a, b, s in pairs.select("system_a", "system_b", "significant").iter_rows()
+        if s
     }
     assert 0 < len(significant) < 15
     for a, b in itertools.combinations(letters, 2):
@@ -138,7 +144,7 @@ def test_formats_show_the_same_letters_and_bold() -> None:
     assert r"c & hybrid & \textbf{0.620}$^{ab}$ & \textbf{0.340} \\" in latex
     assert r"dense\_\&" in latex and latex.isascii()
     page = rm.pairs_table(pairs, format="html")
-    assert "<td>hybrid</td><td style=\"text-align:right\"><b>0.620</b><sup>ab</sup></td>" in page
+    assert '<td>hybrid</td><td style="text-align:right"><b>0.620</b><sup>ab</sup></td>' in page
     assert "dense_&amp;" in page
     with pytest.raises(ValueError, match="`format` must be one of"):
         rm.pairs_table(pairs, format="csv")  # type: ignore[arg-type]

@@ -94,7 +94,7 @@ def anova(
     missing: Missing = "zero",
 ) -> pl.DataFrame:
     """
-    ANOVA table of each metric: do the systems' means differ?
+    ANOVA table of each metric: do the systems' means differ.
 
     With ``k`` systems, ``n`` queries, ``x_sq`` the value of system ``s`` on
     query ``q``, ``m_s`` and ``m_q`` the system and query means and ``m`` the

@@ -26,7 +26,7 @@ PAIR_TEST_NAMES = {
     "tukey-two-way": "two-way Tukey HSD test",
     "randomised-tukey": "randomised Tukey HSD test",
 }
-"""``--test``'s choices with ``--all-pairs`` (the tests of :func:`~polars_rankmetrics.compare_pairs`)."""
+"""``--test``'s choices with ``--all-pairs``: the tests of ``compare_pairs``."""
 
 CORRECTION_NAMES = {
     "holm": "Holm",

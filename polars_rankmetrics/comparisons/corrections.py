@@ -34,7 +34,8 @@ def _bonferroni(sorted_p: FloatArray) -> FloatArray:
 
 
 def _sidak(sorted_p: FloatArray) -> FloatArray:
-    return -np.expm1(sorted_p.size * np.log1p(-sorted_p))
+    adjusted: FloatArray = -np.expm1(sorted_p.size * np.log1p(-sorted_p))
+    return adjusted
 
 
 def _holm(sorted_p: FloatArray) -> FloatArray:

@@ -37,7 +37,6 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 from polars_rankmetrics.comparisons.anova import error_is_zero, residual_mean_square

@@ -39,7 +39,9 @@ def _metric_pairs(pairs: pl.DataFrame, metric: str) -> pl.DataFrame:
         raise ValueError(msg)
     chosen = pairs.filter(pl.col("metric") == metric)
     if chosen.is_empty():
-        msg = f"`metric`: {metric!r} not found; the metrics are {pairs['metric'].unique().to_list()}"
+        msg = (
+            f"`metric`: {metric!r} not found; the metrics are {pairs['metric'].unique().to_list()}"
+        )
         raise ValueError(msg)
     return chosen
 
@@ -73,7 +75,8 @@ def superscripts(pairs: pl.DataFrame, *, metric: str) -> dict[str, str]:
     ...         "ap": [0.2, 0.4, 0.1, 0.5, 0.3, 0.6, 0.2, 0.6, 0.5, 0.7, 0.4, 0.9],
     ...     }
     ... )
-    >>> superscripts(rm.compare_pairs(per_query, test="tukey-two-way", correction=None), metric="ap")
+    >>> pairs = rm.compare_pairs(per_query, test="tukey-two-way", correction=None)
+    >>> superscripts(pairs, metric="ap")
     {'a': '', 'b': 'a', 'c': 'ab'}
     """
     chosen = _metric_pairs(pairs, metric)
@@ -162,4 +165,6 @@ def compact_letter_display(pairs: pl.DataFrame, *, metric: str) -> pl.DataFrame:
         }
         for name in ranked
     ]
-    return pl.DataFrame(rows, schema={"system": pl.String, "mean": pl.Float64, "letters": pl.String})
+    return pl.DataFrame(
+        rows, schema={"system": pl.String, "mean": pl.Float64, "letters": pl.String}
+    )

@@ -45,7 +45,9 @@ def means_table(
         mean = float(row.mean()) if n else None
         half = None
         if n >= 2:
-            half = float(stats.t.ppf(1.0 - alpha / 2.0, n - 1)) * float(row.std(ddof=1)) / math.sqrt(n)
+            half = (
+                float(stats.t.ppf(1.0 - alpha / 2.0, n - 1)) * float(row.std(ddof=1)) / math.sqrt(n)
+            )
         rows.append(
             {
                 "system": name,
@@ -140,7 +142,8 @@ def means_chart(
         x="mean:Q",
         tooltip=["system:N", "mean:Q", "ci_low:Q", "ci_high:Q", "n_queries:Q"],
     )
-    return (bars + points).properties(
+    chart: altair.LayerChart = (bars + points).properties(
         title=title or f"Mean {metric} per system with {coverage} confidence intervals",
         width=420,
     )
+    return chart

@@ -203,8 +203,9 @@ def compare_pairs(
     ----------
     per_query
         One row per (system, query), one numeric column per metric.
-    test : {'t', 'wilcoxon', 'sign', 'randomization', 'bootstrap', 'tukey', 'tukey-two-way', 'randomised-tukey'}
-        The test.
+    test : str
+        One of ``'t'``, ``'wilcoxon'``, ``'sign'``, ``'randomization'``,
+        ``'bootstrap'``, ``'tukey'``, ``'tukey-two-way'``, ``'randomised-tukey'``.
     correction : {'holm', 'bonferroni', 'sidak', 'holm-sidak', 'fdr_bh', 'fdr_by', None}
         Correction over the pairs of a metric (None for the Tukey tests).
     alpha
@@ -376,7 +377,9 @@ def p_value_matrix(pairs: pl.DataFrame, *, metric: str, adjusted: bool = True) -
         raise ValueError(msg)
     chosen = pairs.filter(pl.col("metric") == metric)
     if chosen.is_empty():
-        msg = f"`metric`: {metric!r} not found; the metrics are {pairs['metric'].unique().to_list()}"
+        msg = (
+            f"`metric`: {metric!r} not found; the metrics are {pairs['metric'].unique().to_list()}"
+        )
         raise ValueError(msg)
     column = "p_value_adjusted" if adjusted else "p_value"
     systems = list(dict.fromkeys([*chosen["system_a"], *chosen["system_b"]]))
@@ -387,4 +390,3 @@ def p_value_matrix(pairs: pl.DataFrame, *, metric: str, adjusted: bool = True) -
     for other in systems:
         data[other] = [lookup.get((name, other)) for name in systems]
     return pl.DataFrame(data, schema={"system": pl.String, **dict.fromkeys(systems, pl.Float64)})
-

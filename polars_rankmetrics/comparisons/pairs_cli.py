@@ -37,9 +37,12 @@ def check_baseline_test(test: str) -> str:
 
 
 def check_baseline_correction(correction: str | None, output_format: str) -> str | None:
-    """The correction of a baseline comparison (default holm), or a message naming ``--all-pairs``."""
+    """The correction against one baseline (default holm); others need ``--all-pairs``."""
     if output_format == "html":
-        msg = "--format html is for --all-pairs; against one baseline use markdown, latex, csv or json"
+        msg = (
+            "--format html is for --all-pairs; "
+            "against one baseline use markdown, latex, csv or json"
+        )
         raise ValueError(msg)
     if correction is None:
         return "holm"

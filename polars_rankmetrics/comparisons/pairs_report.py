@@ -25,7 +25,9 @@ PairsFormat: TypeAlias = Literal["markdown", "latex", "html"]
 """The formats of :func:`pairs_table`."""
 
 
-def _cells(pairs: pl.DataFrame, digits: int) -> tuple[list[str], list[str], dict[tuple[str, str], tuple[str, bool, str]]]:
+def _cells(
+    pairs: pl.DataFrame, digits: int
+) -> tuple[list[str], list[str], dict[tuple[str, str], tuple[str, bool, str]]]:
     metrics = pairs["metric"].unique(maintain_order=True).to_list()
     systems: list[str] = []
     cells: dict[tuple[str, str], tuple[str, bool, str]] = {}
@@ -33,7 +35,9 @@ def _cells(pairs: pl.DataFrame, digits: int) -> tuple[list[str], list[str], dict
         means = system_means(pairs, metric)
         systems.extend(name for name in means if name not in systems)
         marks = superscripts(pairs, metric=metric)
-        shown = {name: "–" if mean is None else f"{mean:.{digits}f}" for name, mean in means.items()}
+        shown = {
+            name: "–" if mean is None else f"{mean:.{digits}f}" for name, mean in means.items()
+        }
         finite = [mean for mean in means.values() if mean is not None]
         best = f"{max(finite):.{digits}f}" if finite else None
         for name in means:
@@ -41,7 +45,9 @@ def _cells(pairs: pl.DataFrame, digits: int) -> tuple[list[str], list[str], dict
     return metrics, systems, cells
 
 
-def _legend(pairs: pl.DataFrame, test: str | None, correction: str | None, alpha: float | None) -> str:
+def _legend(
+    pairs: pl.DataFrame, test: str | None, correction: str | None, alpha: float | None
+) -> str:
     how = f" ({test}" if test else ""
     if test:
         how += f", {correction} correction)" if correction else ")"
@@ -89,14 +95,16 @@ def pairs_table(
     ...     }
     ... )
     >>> pairs = rm.compare_pairs(per_query, test="tukey-two-way", correction=None)
-    >>> print(rm.pairs_table(pairs, test="two-way Tukey HSD test", alpha=0.05))
+    >>> text = rm.pairs_table(pairs, test="two-way Tukey HSD test", alpha=0.05)
+    >>> for line in text.splitlines()[:5]:
+    ...     print(line)
     | # | System | ap |
     |---|---|---:|
     | a | bm25 | 0.300 |
     | b | dense | 0.425<sup>a</sup> |
     | c | hybrid | **0.625**<sup>ab</sup> |
-    <BLANKLINE>
-    Bold: best per metric. Superscripts: the systems (by letter) that a system is significantly better than (two-way Tukey HSD test) at level 0.05.
+    >>> text.splitlines()[-1].endswith("better than (two-way Tukey HSD test) at level 0.05.")
+    True
     """
     check_choice(format, "format", PairsFormat)
     digits = _check_digits(digits)
@@ -119,8 +127,12 @@ def pairs_table(
             row = []
             for metric in metrics:
                 text, best, mark = cells.get((metric, name), missing_cell)
-                row.append((f"**{text}**" if best else text) + (f"<sup>{mark}</sup>" if mark else ""))
-            lines.append(f"| {letter(index)} | {_escape_markdown(name)} | " + " | ".join(row) + " |")
+                row.append(
+                    (f"**{text}**" if best else text) + (f"<sup>{mark}</sup>" if mark else "")
+                )
+            lines.append(
+                f"| {letter(index)} | {_escape_markdown(name)} | " + " | ".join(row) + " |"
+            )
         return "\n".join([*lines, "", _escape_markdown(legend)])
     if format == "latex":
         lines = [
@@ -140,7 +152,12 @@ def pairs_table(
                     (rf"\textbf{{{shown}}}" if best else shown) + (f"$^{{{mark}}}$" if mark else "")
                 )
             lines.append(f"{letter(index)} & {_escape_latex(name)} & " + " & ".join(row) + r" \\")
-        lines += [r"\hline", r"\end{tabular}", r"\caption{" + _escape_latex(legend) + "}", r"\end{table}"]
+        lines += [
+            r"\hline",
+            r"\end{tabular}",
+            r"\caption{" + _escape_latex(legend) + "}",
+            r"\end{table}",
+        ]
         return "\n".join(lines)
     lines = [
         "<table>",
@@ -154,7 +171,9 @@ def pairs_table(
         for metric in metrics:
             text, best, mark = cells.get((metric, name), missing_cell)
             shown = f"<b>{text}</b>" if best else text
-            row.append(f'<td style="text-align:right">{shown}{f"<sup>{mark}</sup>" if mark else ""}</td>')
+            row.append(
+                f'<td style="text-align:right">{shown}{f"<sup>{mark}</sup>" if mark else ""}</td>'
+            )
         lines.append(f"<tr><td>{letter(index)}</td><td>{html.escape(name)}</td>{''.join(row)}</tr>")
     lines += ["</tbody>", f"<caption>{html.escape(legend)}</caption>", "</table>"]
     return "\n".join(lines)

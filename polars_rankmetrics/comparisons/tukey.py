@@ -30,8 +30,8 @@ from typing import TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from polars_rankmetrics.comparisons.anova import error_is_zero, residual_mean_square
 from polars_rankmetrics._validate import check_k
+from polars_rankmetrics.comparisons.anova import error_is_zero, residual_mean_square
 
 FloatArray: TypeAlias = npt.NDArray[np.float64]
 
@@ -149,7 +149,7 @@ def _random_permutations(
     mask = dtype((1 << index_bits) - 1)
     keys = rng.integers(0, np.iinfo(dtype).max, size=(*shape, k), dtype=dtype, endpoint=True)
     keys &= ~mask
-    keys |= np.arange(k, dtype=dtype)
+    keys |= np.arange(k).astype(dtype)
     keys.sort(axis=-1)
     keys &= mask
     return keys.astype(np.intp)
@@ -232,7 +232,9 @@ def randomised_tukey_hsd(
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         msg = f"`seed` must be a non-negative int, got {seed!r}"
         raise ValueError(msg)
-    if n_threads is not None and (isinstance(n_threads, bool) or not isinstance(n_threads, int) or n_threads < 1):
+    if n_threads is not None and (
+        isinstance(n_threads, bool) or not isinstance(n_threads, int) or n_threads < 1
+    ):
         msg = f"`n_threads` must be a positive int or None, got {n_threads!r}"
         raise ValueError(msg)
     stack = np.asarray(values, dtype=np.float64)
@@ -265,7 +267,8 @@ def randomised_tukey_hsd(
         p_values = (counts + 1) / (n_trials + 1)
     diagonal = np.arange(k)
     p_values[:, diagonal, diagonal] = 1.0
-    return p_values[0] if single else p_values
+    result: FloatArray = p_values[0] if single else p_values
+    return result
 
 
 def _exact_counts(stacked: FloatArray, observed: FloatArray) -> npt.NDArray[np.int64]:
