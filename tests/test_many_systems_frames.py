@@ -247,3 +247,16 @@ def test_constant_differences_and_few_queries_are_said() -> None:
     assert one["p_value"].to_list() == [None]
     assert one["significant"].to_list() == [None]
     assert "1 paired query" in one["note"][0]
+
+
+def test_randomised_tukey_metrics_share_trials_as_if_alone(values: np.ndarray) -> None:
+    frame = _frame(values, ndcg=values[::-1] ** 2)
+    both = rm.compare_pairs(frame, test="randomised-tukey", correction=None, n_resamples=300)
+    alone = rm.compare_pairs(
+        frame, test="randomised-tukey", correction=None, n_resamples=300, metrics=["ndcg"]
+    )
+    assert (
+        both.filter(pl.col("metric") == "ndcg")["p_value"].to_list() == alone["p_value"].to_list()
+    )
+    again = rm.compare_pairs(frame, test="randomised-tukey", correction=None, n_resamples=300)
+    assert again["p_value"].to_list() == both["p_value"].to_list()

@@ -131,6 +131,21 @@ def family_p_values(
     return randomised_tukey_hsd(values, n_trials=n_resamples, seed=seed)
 
 
+def _shared_trials(
+    test: str, matrices: list[FloatArray], n_resamples: int, seed: int
+) -> FloatArray | None:
+    """The randomised Tukey p-values of every metric at once, when they share a query set.
+
+    The metrics then share the trials (one permutation per topic and trial for
+    all of them), which costs one set of permutations instead of one per
+    metric; each metric's p-values are those of its own call with the same seed.
+    """
+    shapes = {matrix.shape for matrix in matrices}
+    if test != "randomised-tukey" or len(shapes) != 1 or matrices[0].shape[1] < 2:
+        return None
+    return randomised_tukey_hsd(np.stack(matrices), n_trials=n_resamples, seed=seed)
+
+
 def _pairs(systems: list[str], baselines: Sequence[str] | None) -> list[tuple[int, int]]:
     if baselines is None:
         return [(i, j) for i in range(len(systems)) for j in range(i + 1, len(systems))]
@@ -225,8 +240,9 @@ def compare_pairs(
         Resamples of the randomization and bootstrap tests, and trials of the
         randomised Tukey HSD.
     seed
-        Seed of every random draw (started afresh for each pair, or each metric
-        for the randomised Tukey HSD).
+        Seed of every random draw (started afresh for each pair; the randomised
+        Tukey HSD draws one set of trials that every metric with the same query
+        set shares, and each metric's p-values are those it gets alone).
     zero_method : {'wilcox', 'pratt', 'zsplit'}
         Zero differences in Wilcoxon's test, as in scipy.
     queries
@@ -289,15 +305,22 @@ def compare_pairs(
     )
     names = aligned.systems
     pairs = _pairs(names, baselines)
+    shared = _shared_trials(
+        test, [matrix.values for matrix in aligned.metrics.values()], n_resamples, seed
+    )
     rows: list[dict[str, Any]] = []
-    for metric, matrix in aligned.metrics.items():
+    for position, (metric, matrix) in enumerate(aligned.metrics.items()):
         values = matrix.values
         n_queries = values.shape[1]
         if test in FAMILY:
             if n_queries < 2:
                 p_values = [float("nan")] * len(pairs)
             else:
-                family = family_p_values(test, values, n_resamples=n_resamples, seed=seed)
+                family = (
+                    shared[position]
+                    if shared is not None
+                    else family_p_values(test, values, n_resamples=n_resamples, seed=seed)
+                )
                 p_values = [float(family[i, j]) for i, j in pairs]
         else:
             p_values = _pairwise_p(
