@@ -168,6 +168,15 @@ __all__ = [
     "tbg",
     "threshold_average_precision",
     "u_measure",
+    "anova",
+    "compact_letter_display",
+    "compare_pairs",
+    "effect_sizes",
+    "georisk",
+    "means_chart",
+    "p_value_matrix",
+    "pairs_table",
+    "risk",
 ]
 
 

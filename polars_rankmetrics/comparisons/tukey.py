@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeAlias
 
@@ -56,6 +57,7 @@ def _check_matrix(values: npt.ArrayLike, name: str = "values") -> FloatArray:
 def _studentized_p(values: FloatArray, error_ms: float, df: int) -> FloatArray:
     """P-values of ``|m_i - m_j| / sqrt(error_ms / n)`` in the studentized range (k, df)."""
     from scipy import stats  # type: ignore[import-untyped]
+    from scipy.integrate import IntegrationWarning  # type: ignore[import-untyped]
 
     k, n = values.shape
     means = values.mean(axis=1)
@@ -66,7 +68,11 @@ def _studentized_p(values: FloatArray, error_ms: float, df: int) -> FloatArray:
         p_values[upper] = np.where(differs, 0.0, 1.0)
     else:
         q = np.abs(means[upper[0]] - means[upper[1]]) / np.sqrt(error_ms / n)
-        p_values[upper] = stats.studentized_range.sf(q, k, df)
+        with warnings.catch_warnings():
+            # For a very large q scipy's integral may say it converges slowly; the
+            # p-value is then far below any significance level.
+            warnings.simplefilter("ignore", IntegrationWarning)
+            p_values[upper] = stats.studentized_range.sf(q, k, df)
     p_values[upper[1], upper[0]] = p_values[upper]
     return p_values
 
