@@ -105,3 +105,13 @@ def test_bad_options_exit_2_with_one_line(
     assert main(["compare", *paths, "-m", "AP", *extra]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and err.startswith("rankmetrics: error:")
+
+
+def test_benchmark_runs_at_a_tiny_size(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks.bench_compare import main as bench
+
+    bench(["--systems", "4", "--queries", "20", "--metrics", "2", "--trials", "50"])
+    bench(["--systems", "3", "--queries", "10", "--metrics", "1", "--trials", "20", "--no-peer"])
+    out = capsys.readouterr().out
+    assert "| randomised Tukey HSD, 50 trials | 4 systems x 20 queries x 2 metrics | " in out
+    assert "peer: ranx Fisher" in out
