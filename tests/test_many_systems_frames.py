@@ -68,6 +68,15 @@ def test_wilcoxon_sign_and_tukey_through_frames(values: np.ndarray) -> None:
     wilcoxon = rm.compare_pairs(frame, test="wilcoxon", correction=None)["p_value"].to_numpy()
     expected = [stats.wilcoxon(values[j], values[i]).pvalue for i, j in combos]
     np.testing.assert_allclose(wilcoxon, expected, atol=1e-12)
+    options = {"zero_method": "pratt", "continuity": True, "wilcoxon_method": "asymptotic"}
+    normal = rm.compare_pairs(frame, test="wilcoxon", correction=None, **options)  # type: ignore[arg-type]
+    expected = [
+        stats.wilcoxon(
+            values[j], values[i], zero_method="pratt", correction=True, method="asymptotic"
+        ).pvalue
+        for i, j in combos
+    ]
+    np.testing.assert_allclose(normal["p_value"].to_numpy(), expected, atol=1e-12)
     sign = rm.compare_pairs(frame, test="sign", correction=None)["p_value"].to_numpy()
     expected = [
         stats.binomtest(

@@ -19,7 +19,12 @@ from polars_rankmetrics._validate import check_choice
 from polars_rankmetrics.comparisons.comparison import Missing, _check_alpha
 from polars_rankmetrics.comparisons.corrections import Method, check_method, correct
 from polars_rankmetrics.comparisons.grid import grid
-from polars_rankmetrics.comparisons.rank_tests import ZeroMethod, sign_test, wilcoxon_test
+from polars_rankmetrics.comparisons.rank_tests import (
+    WilcoxonMethod,
+    ZeroMethod,
+    sign_test,
+    wilcoxon_test,
+)
 from polars_rankmetrics.comparisons.significance import (
     FloatArray,
     bootstrap_test,
@@ -108,10 +113,14 @@ def _pairwise_p(
     n_resamples: int,
     seed: int,
     zero_method: ZeroMethod,
+    continuity: bool,
+    wilcoxon_method: WilcoxonMethod,
 ) -> list[float]:
     functions: dict[str, Callable[[FloatArray, FloatArray], float]] = {
         "t": paired_t_test,
-        "wilcoxon": lambda a, b: wilcoxon_test(a, b, zero_method=zero_method),
+        "wilcoxon": lambda a, b: wilcoxon_test(
+            a, b, zero_method=zero_method, correction=continuity, method=wilcoxon_method
+        ),
         "sign": sign_test,
         "randomization": lambda a, b: randomization_test(a, b, n_resamples=n_resamples, seed=seed),
         "bootstrap": lambda a, b: bootstrap_test(a, b, n_resamples=n_resamples, seed=seed),
@@ -178,6 +187,8 @@ def compare_pairs(
     n_resamples: int = 10_000,
     seed: int = 0,
     zero_method: ZeroMethod = "wilcox",
+    continuity: bool = False,
+    wilcoxon_method: WilcoxonMethod = "auto",
     queries: Sequence[Any] | pl.Series | None = None,
     missing: Missing = "zero",
 ) -> pl.DataFrame:
@@ -245,6 +256,11 @@ def compare_pairs(
         set shares, and each metric's p-values are those it gets alone).
     zero_method : {'wilcox', 'pratt', 'zsplit'}
         Zero differences in Wilcoxon's test, as in scipy.
+    continuity
+        The continuity correction of Wilcoxon's normal approximation (scipy's
+        ``correction``).
+    wilcoxon_method : {'auto', 'exact', 'asymptotic'}
+        How Wilcoxon's p-value is computed (scipy's ``method``).
     queries
         The query set; ``None`` means every query in ``per_query``.
     missing : {'zero', 'drop'}
@@ -283,6 +299,10 @@ def compare_pairs(
     check_choice(test, "test", PairTest)
     check_method(correction)
     check_choice(zero_method, "zero_method", ZeroMethod)
+    check_choice(wilcoxon_method, "wilcoxon_method", WilcoxonMethod)
+    if not isinstance(continuity, bool):
+        msg = f"`continuity` must be a bool, got {continuity!r}"
+        raise ValueError(msg)
     if test in FAMILY and correction is not None:
         msg = (
             f"`correction` must be None with test={test!r}: Tukey p-values already "
@@ -324,7 +344,14 @@ def compare_pairs(
                 p_values = [float(family[i, j]) for i, j in pairs]
         else:
             p_values = _pairwise_p(
-                test, values, pairs, n_resamples=n_resamples, seed=seed, zero_method=zero_method
+                test,
+                values,
+                pairs,
+                n_resamples=n_resamples,
+                seed=seed,
+                zero_method=zero_method,
+                continuity=continuity,
+                wilcoxon_method=wilcoxon_method,
             )
         adjusted = correct(p_values, correction)
         means = values.mean(axis=1) if n_queries else np.full(len(names), np.nan)
