@@ -15,6 +15,7 @@ import statistics
 import numpy as np
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 import polars_rankmetrics as rm
 
@@ -269,3 +270,25 @@ def test_randomised_tukey_metrics_share_trials_as_if_alone(values: np.ndarray) -
     )
     again = rm.compare_pairs(frame, test="randomised-tukey", correction=None, n_resamples=300)
     assert again["p_value"].to_list() == both["p_value"].to_list()
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "tukey-two-way", "randomised-tukey"])
+def test_row_order_and_laziness_do_not_matter(values: np.ndarray, test: str) -> None:
+    # The query set and the systems fix the order of the resampled matrix; given
+    # explicitly, the input's row order does not change a result.
+    frame = _frame(values)
+    correction = None if "tukey" in test else "holm"
+    options: dict[str, object] = {
+        "test": test,
+        "correction": correction,
+        "n_resamples": 200,
+        "queries": frame["query"].unique(maintain_order=True),
+        "systems": frame["system"].unique(maintain_order=True).to_list(),
+    }
+    expected = rm.compare_pairs(frame, **options)  # type: ignore[arg-type]
+    shuffled = frame.sample(fraction=1.0, shuffle=True, seed=3)
+    for other in (
+        rm.compare_pairs(shuffled, **options),  # type: ignore[arg-type]
+        rm.compare_pairs(frame.lazy(), **options),  # type: ignore[arg-type]
+    ):
+        assert_frame_equal(other, expected, check_exact=False, rel_tol=1e-12)
