@@ -225,6 +225,11 @@ def compare_pairs(
     or fewer than two queries (p null). The query-set rules (``queries``,
     ``missing``) are those of :func:`polars_rankmetrics.compare`.
 
+    **Order.** The systems (in order of first appearance unless ``systems``)
+    and the queries (likewise, unless ``queries``) lay out the matrix the
+    resampling tests draw on, so the same rows in another order can give other
+    random draws; pass both for results that do not depend on row order.
+
     Parameters
     ----------
     per_query
