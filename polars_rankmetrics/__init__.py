@@ -90,7 +90,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "compare": "polars_rankmetrics.comparisons.comparison",
     "compare_pairs": "polars_rankmetrics.comparisons.pairs",
-    "p_value_matrix": "polars_rankmetrics.comparisons.pairs",
+    "p_value_matrix": "polars_rankmetrics.comparisons.letters",
     "anova": "polars_rankmetrics.comparisons.anova",
     "effect_sizes": "polars_rankmetrics.comparisons.effect_sizes",
     "risk": "polars_rankmetrics.comparisons.risk",

@@ -1,4 +1,4 @@
-"""Letters that summarise all-pairs tests: ranx-style superscripts and a compact letter display.
+"""Summaries of all-pairs tests: ranx-style letters, a compact letter display, a p-value matrix.
 
 - :func:`superscripts`: each system gets a letter (``a``, ``b``, ... in order);
   a system's superscript lists the letters of the systems it is significantly
@@ -6,6 +6,7 @@
 - :func:`compact_letter_display`: systems that share a letter are not
   significantly different (Piepho 2004, insert-and-absorb), the letters given
   in order of the best mean.
+- :func:`p_value_matrix`: the p-values as a square frame.
 
 Both read a frame from :func:`polars_rankmetrics.compare_pairs`.
 
@@ -18,6 +19,7 @@ References
 from __future__ import annotations
 
 import string
+from typing import Any
 
 import polars as pl
 
@@ -168,3 +170,65 @@ def compact_letter_display(pairs: pl.DataFrame, *, metric: str) -> pl.DataFrame:
     return pl.DataFrame(
         rows, schema={"system": pl.String, "mean": pl.Float64, "letters": pl.String}
     )
+
+
+def p_value_matrix(pairs: pl.DataFrame, *, metric: str, adjusted: bool = True) -> pl.DataFrame:
+    """
+    The p-values of one metric as a square frame: one row and one column per system.
+
+    Parameters
+    ----------
+    pairs
+        A frame from :func:`compare_pairs`.
+    metric
+        The metric to show.
+    adjusted
+        Show ``p_value_adjusted`` (else ``p_value``).
+
+    Returns
+    -------
+    polars.DataFrame
+        A ``system`` column, then one column per system; the diagonal is null,
+        as are pairs that were not compared.
+
+    Examples
+    --------
+    >>> per_query = pl.DataFrame(
+    ...     {
+    ...         "system": ["a"] * 4 + ["b"] * 4 + ["c"] * 4,
+    ...         "query": ["q1", "q2", "q3", "q4"] * 3,
+    ...         "ap": [0.2, 0.4, 0.1, 0.5, 0.3, 0.6, 0.2, 0.6, 0.5, 0.7, 0.4, 0.9],
+    ...     }
+    ... )
+    >>> pairs = rm.compare_pairs(per_query, test="tukey", correction=None)
+    >>> rm.p_value_matrix(pairs, metric="ap").with_columns(pl.col(pl.Float64).round(3))
+    shape: (3, 4)
+    ┌────────┬───────┬───────┬───────┐
+    │ system ┆ a     ┆ b     ┆ c     │
+    │ ---    ┆ ---   ┆ ---   ┆ ---   │
+    │ str    ┆ f64   ┆ f64   ┆ f64   │
+    ╞════════╪═══════╪═══════╪═══════╡
+    │ a      ┆ null  ┆ 0.674 ┆ 0.115 │
+    │ b      ┆ 0.674 ┆ null  ┆ 0.388 │
+    │ c      ┆ 0.115 ┆ 0.388 ┆ null  │
+    └────────┴───────┴───────┴───────┘
+    """
+    missing = [name for name in PAIRS_SCHEMA if name not in pairs.columns]
+    if missing:
+        msg = f"`pairs` must be a frame from compare_pairs(); it lacks the columns {missing}"
+        raise ValueError(msg)
+    chosen = pairs.filter(pl.col("metric") == metric)
+    if chosen.is_empty():
+        msg = (
+            f"`metric`: {metric!r} not found; the metrics are {pairs['metric'].unique().to_list()}"
+        )
+        raise ValueError(msg)
+    column = "p_value_adjusted" if adjusted else "p_value"
+    systems = list(dict.fromkeys([*chosen["system_a"], *chosen["system_b"]]))
+    lookup: dict[tuple[str, str], float | None] = {}
+    for a, b, p in chosen.select("system_a", "system_b", column).iter_rows():
+        lookup[a, b] = lookup[b, a] = p
+    data: dict[str, list[Any]] = {"system": systems}
+    for other in systems:
+        data[other] = [lookup.get((name, other)) for name in systems]
+    return pl.DataFrame(data, schema={"system": pl.String, **dict.fromkeys(systems, pl.Float64)})
