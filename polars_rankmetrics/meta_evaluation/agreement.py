@@ -391,15 +391,15 @@ def compare_qrels(
     >>> report = compare_qrels(human, model)
     >>> report.summary.filter(pl.col("statistic").str.starts_with("cohen"))
     shape: (3, 2)
-    ┌───────────────────────┬────────┐
-    │ statistic             ┆ value  │
-    │ ---                   ┆ ---    │
-    │ str                   ┆ f64    │
-    ╞═══════════════════════╪════════╡
-    │ cohen_kappa           ┆ 0.6875 │
-    │ cohen_kappa_linear    ┆ 0.75   │
-    │ cohen_kappa_quadratic ┆ 0.8    │
-    └───────────────────────┴────────┘
+    ┌───────────────────────┬──────────┐
+    │ statistic             ┆ value    │
+    │ ---                   ┆ ---      │
+    │ str                   ┆ f64      │
+    ╞═══════════════════════╪══════════╡
+    │ cohen_kappa           ┆ 0.6875   │
+    │ cohen_kappa_linear    ┆ 0.736842 │
+    │ cohen_kappa_quadratic ┆ 0.8      │
+    └───────────────────────┴──────────┘
     """
     from polars_rankmetrics.meta_evaluation.systems import ranking_agreement, system_scores
 
