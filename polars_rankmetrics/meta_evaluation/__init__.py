@@ -41,7 +41,10 @@ _LAZY = {
     "qpp_evaluation": "systems",
     "ranking_agreement": "systems",
     "system_scores": "systems",
-    "repro_measures": "reproducibility",
+    "REPRO_MEASURES": "reproducibility",
+    "ktu": "reproducibility",
+    "rbo_truncated": "reproducibility",
+    "reproduce": "reproducibility",
     "Reproduction": "reproducibility",
 }
 
