@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from polars_rankmetrics._accessor import install as _install
 from polars_rankmetrics.comparisons.report import latex_table, markdown_table
+from polars_rankmetrics.evaluation import Evaluation, evaluate, subtopic_lists
 from polars_rankmetrics.measures import list_measures
 from polars_rankmetrics.metrics import (
     alpha_dcg_at_k,
@@ -64,13 +65,10 @@ from polars_rankmetrics.metrics import (
 from polars_rankmetrics.multi import metrics
 from polars_rankmetrics.parquet import evaluate_parquet
 from polars_rankmetrics.trec import (
-    Evaluation,
-    evaluate,
     read_trec_qrels,
     read_trec_run,
     scan_trec_qrels,
     scan_trec_run,
-    subtopic_lists,
 )
 
 if TYPE_CHECKING:

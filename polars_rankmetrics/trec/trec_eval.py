@@ -30,6 +30,14 @@ from typing import Any
 
 import polars as pl
 
+from polars_rankmetrics.evaluation.subtopics import judged_subtopics, reads_subtopics
+from polars_rankmetrics.evaluation.topics import (
+    PLACEHOLDER_DOC,
+    first_duplicates,
+    judged_only,
+    topic_values,
+    truncate,
+)
 from polars_rankmetrics.measures import Column, parse_measures
 from polars_rankmetrics.measures.ir_names import parse_ir_measures_name, parse_ranx_name
 from polars_rankmetrics.measures.peer_names import parse_peer_name
@@ -47,14 +55,6 @@ from polars_rankmetrics.measures.trec_names import (
 from polars_rankmetrics.trec import files
 from polars_rankmetrics.trec.files import TrecEvalError
 from polars_rankmetrics.trec.getopt import GetoptError, LongOption, Parsed, getopt_long
-from polars_rankmetrics.trec.subtopics import judged_subtopics, reads_subtopics
-from polars_rankmetrics.trec.topics import (
-    PLACEHOLDER_DOC,
-    first_duplicates,
-    judged_only,
-    topic_values,
-    truncate,
-)
 
 SHORT_OPTIONS = "hvqm:cl:nD:JN:M:R:T:oZ:"
 """trec_eval's option letters (``getopt_long``'s string)."""

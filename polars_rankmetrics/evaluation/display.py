@@ -1,4 +1,4 @@
-"""How an :class:`~polars_rankmetrics.trec.evaluate.Evaluation` prints.
+"""How an :class:`~polars_rankmetrics.evaluation.evaluate.Evaluation` prints.
 
 ``print(result)`` (and the interactive echo) shows what a reader needs first:
 the run id, how many queries were evaluated and which were left out, the
@@ -12,7 +12,7 @@ import html
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from polars_rankmetrics.trec.evaluate import Evaluation
+    from polars_rankmetrics.evaluation.evaluate import Evaluation
 
 MAX_LINES = 40
 """Aggregate lines shown before the rest is elided (``all_trec`` has over 100)."""
