@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from polars_rankmetrics.trec.inputs import read_qrels
+from polars_rankmetrics.evaluation.inputs import read_qrels
 
 FloatArray: TypeAlias = npt.NDArray[np.float64]
 

@@ -51,7 +51,7 @@ from typing import Literal, TypeAlias, get_args
 import polars as pl
 
 from polars_rankmetrics._validate import IntoExpr, as_expr
-from polars_rankmetrics.trec.inputs import read_run
+from polars_rankmetrics.evaluation.inputs import read_run
 
 RboKind: TypeAlias = Literal["min", "res", "ext", "truncated"]
 """Which rank-biased overlap: the lower bound, the residual, the extrapolated

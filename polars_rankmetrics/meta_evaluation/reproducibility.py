@@ -51,7 +51,7 @@ import numpy.typing as npt
 import polars as pl
 
 from polars_rankmetrics.meta_evaluation.rbo import check_depth, check_p
-from polars_rankmetrics.trec.inputs import read_run
+from polars_rankmetrics.evaluation.inputs import read_run
 
 FloatArray: TypeAlias = npt.NDArray[np.float64]
 
@@ -294,7 +294,7 @@ class Reproduction:
 def _scores(
     qrels: object, run: object, measures: tuple[str, ...], trim: int | None
 ) -> pl.DataFrame:
-    from polars_rankmetrics.trec.evaluate import evaluate
+    from polars_rankmetrics.evaluation.evaluate import evaluate
 
     return evaluate(qrels, run, list(measures), max_per_query=trim).per_query.sort("query")
 

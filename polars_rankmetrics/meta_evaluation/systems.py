@@ -103,7 +103,7 @@ def system_scores(
     │ dense  ┆ 0.5     ┆ 0.0     │
     └────────┴─────────┴─────────┘
     """
-    from polars_rankmetrics.trec.evaluate import evaluate
+    from polars_rankmetrics.evaluation.evaluate import evaluate
 
     second_qrels = qrels if other_qrels is None else other_qrels
     second_measure = measure if other_measure is None else other_measure
