@@ -50,8 +50,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from polars_rankmetrics.meta_evaluation.rbo import check_depth, check_p
 from polars_rankmetrics.evaluation.inputs import read_run
+from polars_rankmetrics.meta_evaluation.rbo import check_depth, check_p
 
 FloatArray: TypeAlias = npt.NDArray[np.float64]
 
