@@ -1,4 +1,4 @@
-"""``rankmetrics agree`` and ``rankmetrics repro``: output equal to the functions, bad input exits 2."""
+"""`rankmetrics agree` and `rankmetrics repro`: output as the functions; bad input exits 2."""
 
 from __future__ import annotations
 

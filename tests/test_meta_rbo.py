@@ -186,3 +186,37 @@ def test_rbo_runs_orders_ties_as_trec_eval_and_equals_the_package() -> None:
     ]
     assert out["query"].to_list() == ["q1", "q2", "q3", "q4"]
     np.testing.assert_allclose(out["rbo"], expected, atol=1e-9)
+
+
+def test_the_sorting_path_equals_the_join_path() -> None:
+    from polars_rankmetrics.meta_evaluation import _overlap
+    from polars_rankmetrics.meta_evaluation.rbo import _weights
+
+    first, second = _random_pairs(6, n=300)
+    lists = _frame(first, second).select(
+        pl.int_range(pl.len(), dtype=pl.UInt32).alias("row"), "a", "b"
+    )
+    table = _weights(0.9, 80)
+    by_sorting = _overlap._by_sorting(lists, table)
+    assert by_sorting is not None
+    by_join = _overlap._by_join(lists, table, ("a", "b"))
+    for column in ("x_l", "x_s", "w_sum", "w_sum_short"):
+        np.testing.assert_allclose(by_sorting[column], by_join[column], atol=1e-12)
+
+
+def test_blocks_of_rows_and_null_items() -> None:
+    from polars_rankmetrics.meta_evaluation import _overlap
+
+    first, second = _random_pairs(7, n=50)
+    frame = _frame(first, second)
+    whole = frame.select(rbo("a", "b", p=0.8))
+    original = _overlap._BLOCK_ROWS
+    try:
+        _overlap._BLOCK_ROWS = 7
+        blocked = frame.select(rbo("a", "b", p=0.8))
+    finally:
+        _overlap._BLOCK_ROWS = original
+    np.testing.assert_allclose(whole.to_series(), blocked.to_series(), atol=1e-15)
+    with_null = pl.DataFrame({"a": [["x", None, "y"]], "b": [["y", None]]})
+    expected = rbo_package.RankingSimilarity(["x", "n1", "y"], ["y", "n2"]).rbo_ext(0.8)
+    assert with_null.select(rbo("a", "b", p=0.8)).item() == pytest.approx(expected)

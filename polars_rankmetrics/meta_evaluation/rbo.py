@@ -52,6 +52,7 @@ import polars as pl
 
 from polars_rankmetrics._validate import IntoExpr, as_expr
 from polars_rankmetrics.evaluation.inputs import read_run
+from polars_rankmetrics.meta_evaluation._overlap import per_row_sums
 
 RboKind: TypeAlias = Literal["min", "res", "ext", "truncated"]
 """Which rank-biased overlap: the lower bound, the residual, the extrapolated
@@ -295,39 +296,12 @@ def rbo_frame(
         la=pl.col("a").list.len().fill_null(0),
         lb=pl.col("b").list.len().fill_null(0),
         null=pl.col("a").is_null() | pl.col("b").is_null(),
-        dup_a=pl.col("a").list.n_unique() != pl.col("a").list.len(),
-        dup_b=pl.col("b").list.n_unique() != pl.col("b").list.len(),
     )
-    for flag, name in (("dup_a", names[0]), ("dup_b", names[1])):
-        duplicated = lengths.filter(pl.col(flag))
-        if duplicated.height:
-            row = duplicated["row"][0]
-            msg = f"`{name}` holds an item twice in row {row}: a ranking must not repeat items"
-            raise pl.exceptions.ComputeError(msg)
-    exploded = [
-        lists.select("row", side, pos=pl.int_ranges(1, pl.col(side).list.len() + 1))
-        .explode(side, "pos")
-        .drop_nulls()
-        .rename({side: "item", "pos": f"pos_{side}"})
-        for side in ("a", "b")
-    ]
-    common = exploded[0].join(exploded[1], on=["row", "item"], how="inner")
     short = pl.min_horizontal("la", "lb")
     long = pl.max_horizontal("la", "lb")
     size = int(lengths.select((pl.col("la") + pl.col("lb")).max()).item() or 0)
     table = _weights(p, max(size, 1))
-    per_row = (
-        common.join(lengths.select("row", "la", "lb"), on="row")
-        .with_columns(m=pl.max_horizontal("pos_a", "pos_b"))
-        .with_columns(w_before=pl.lit(table).gather(pl.col("m") - 1))
-        .group_by("row")
-        .agg(
-            x_l=pl.len(),
-            x_s=(pl.col("m") <= short).sum(),
-            w_sum=pl.col("w_before").sum(),
-            w_sum_short=pl.col("w_before").filter(pl.col("m") <= short).sum(),
-        )
-    )
+    per_row = per_row_sums(lists, table, names)
     values = lengths.join(per_row, on="row", how="left").with_columns(
         pl.col("x_l", "x_s").fill_null(0).cast(pl.Float64),
         pl.col("w_sum", "w_sum_short").fill_null(0.0),
