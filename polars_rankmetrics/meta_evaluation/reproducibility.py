@@ -301,7 +301,7 @@ def _scores(
 
 def _t_test_p(first: FloatArray, second: FloatArray, *, paired: bool) -> FloatArray:
     """Two-sided p-values per column, as scipy's ``ttest_rel`` / ``ttest_ind``."""
-    from scipy import stats  # type: ignore[import-untyped]
+    from scipy.special import stdtr  # type: ignore[import-untyped]  # lighter than scipy.stats
 
     with np.errstate(divide="ignore", invalid="ignore"):
         if paired:
@@ -316,7 +316,7 @@ def _t_test_p(first: FloatArray, second: FloatArray, *, paired: bool) -> FloatAr
                 (n1 - 1) * first.var(axis=0, ddof=1) + (n2 - 1) * second.var(axis=0, ddof=1)
             ) / freedom
             t = (first.mean(axis=0) - second.mean(axis=0)) / np.sqrt(pooled * (1.0 / n1 + 1.0 / n2))
-        p_values: FloatArray = 2.0 * stats.t.sf(np.abs(t), freedom)
+        p_values: FloatArray = 2.0 * stdtr(freedom, -np.abs(t))
     return p_values
 
 
