@@ -50,7 +50,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from polars_rankmetrics.evaluation.inputs import read_run
+from polars_rankmetrics.evaluation.inputs import read_qrels, read_run
 from polars_rankmetrics.meta_evaluation.rbo import check_depth, check_p
 
 FloatArray: TypeAlias = npt.NDArray[np.float64]
@@ -440,7 +440,8 @@ def reproduce(
     trim = check_depth(trim)
     measures = tuple(measures)
     replication = replication_qrels is not None
-    reproduced_qrels = replication_qrels if replication else qrels
+    qrels = read_qrels(qrels)
+    reproduced_qrels = read_qrels(replication_qrels) if replication else qrels
     pairs = [("baseline", original, reproduced)]
     if (original_advanced is None) != (reproduced_advanced is None):
         msg = "give both `original_advanced` and `reproduced_advanced`, or neither"
@@ -448,7 +449,9 @@ def reproduce(
     if original_advanced is not None:
         pairs.append(("advanced", original_advanced, reproduced_advanced))
     per_topic, per_measure, scores = [], [], {}
-    for name, first, second in pairs:
+    for name, first_source, second_source in pairs:
+        # Each file is parsed once; evaluate() and the rankings read the frames.
+        first, second = read_run(first_source), read_run(second_source)
         first_scores = _scores(qrels, first, measures, trim)
         second_scores = _scores(reproduced_qrels, second, measures, trim)
         scores[name] = (first_scores, second_scores)
