@@ -6,10 +6,15 @@ while ``pl.col(x).rank(...)`` keeps calling polars' own ``Expr.rank``.
 
 The layout, from the bottom up: :mod:`.engine` ranks each group once and
 computes statistics from that ranking; :mod:`.metrics` holds the metric
-families; :mod:`.measures` is the registry of measure names (trec_eval,
-ir_measures, ranx); :func:`metrics` evaluates many of them at once;
-:mod:`.trec`, :mod:`.parquet` and :mod:`.spark` evaluate whole runs, and
-:mod:`.comparisons` compares systems.
+families; :mod:`.measures` is the registry of measures and the dialects that
+name them (trec_eval, ir_measures, ranx, ...), resolved in one pipeline;
+:func:`metrics` evaluates many of them at once; :mod:`.evaluation` turns user
+inputs (files, frames, dicts, ranx objects) into judged rankings and per-query
+values (:func:`evaluate`); on top, :mod:`.trec` (trec_eval's formats and
+command line), :mod:`.parquet`, :mod:`.spark`, :mod:`.comparisons` (comparing
+systems), ``fusion``, ``recsys`` and ``meta_evaluation``, and the
+``rankmetrics`` command. The documentation's architecture page says where a
+new piece goes.
 """
 
 from __future__ import annotations
