@@ -48,9 +48,9 @@ def bench_rbo(n_queries: int, depth: int = 100, sample: int = 2000) -> None:
     long = pl.concat(
         [
             frame.select(
-                query=pl.int_range(pl.len()) + offset,
+                query=pl.int_range(pl.len(), dtype=pl.UInt32) + offset,
                 doc=pl.col(side),
-                score=pl.int_ranges(depth, 0, -1),
+                score=pl.int_ranges(depth, 0, -1, dtype=pl.Int32),
             ).explode("doc", "score")
             for offset, side in ((0, "a"), (n_queries, "b"))
         ]
