@@ -220,3 +220,12 @@ def test_blocks_of_rows_and_null_items() -> None:
     with_null = pl.DataFrame({"a": [["x", None, "y"]], "b": [["y", None]]})
     expected = rbo_package.RankingSimilarity(["x", "n1", "y"], ["y", "n2"]).rbo_ext(0.8)
     assert with_null.select(rbo("a", "b", p=0.8)).item() == pytest.approx(expected)
+
+
+def test_output_name_and_group_context() -> None:
+    frame = pl.DataFrame(
+        {"q": [1, 1, 2], "a": [["x", "y"], ["y"], ["z"]], "b": [["y", "x"], ["y"], ["z", "w"]]}
+    )
+    grouped = frame.group_by("q", maintain_order=True).agg(rbo("a", "b", p=0.9))
+    assert grouped.columns == ["q", "rbo"]
+    assert grouped["rbo"].to_list()[0] == pytest.approx([0.9, 1.0])

@@ -97,7 +97,7 @@ def rbo(
     depth: int | None = None,
 ) -> pl.Expr:
     """
-    Rank-biased overlap between two list columns, one value per row.
+    Rank-biased overlap between two list columns, one value per row, named ``rbo``.
 
     See the module documentation for the formulas of each ``kind``. Both
     lists are read in order (first item = rank 1), cut to ``depth`` items when
@@ -153,9 +153,8 @@ def rbo(
         frame = pair.struct.unnest()
         return rbo_frame(frame, _FIELDS[0], _FIELDS[1], p=p, kind=kind, depth=depth, names=names)
 
-    return pl.struct(first.alias(_FIELDS[0]), second.alias(_FIELDS[1])).map_batches(
-        batch, return_dtype=pl.Float64, is_elementwise=True
-    )
+    pairs = pl.struct(first.alias(_FIELDS[0]), second.alias(_FIELDS[1]))
+    return pairs.map_batches(batch, return_dtype=pl.Float64, is_elementwise=True).alias("rbo")
 
 
 def ranked_lists(run: object, *, depth: int | None = None) -> pl.DataFrame:
