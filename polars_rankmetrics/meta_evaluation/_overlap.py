@@ -20,6 +20,7 @@ Two exact implementations give the same numbers:
 from __future__ import annotations
 
 import importlib.util
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, TypeAlias
 
 import polars as pl
@@ -101,15 +102,32 @@ def _by_sorting(lists: pl.DataFrame, table: pl.Series) -> pl.DataFrame | None:
     longest = max(int(length.max(initial=0)) for length in lengths)
     low = np.uint64(longest.bit_length() + 1)
     hashes = [flat.hash(seed=0).to_numpy() >> low << low for flat in flats]
-    sorter = _Sorter(lengths, starts, hashes, low, table.to_numpy(), flats)
+    weights = table.to_numpy()
     n = lists.height
     sums = np.zeros((n, 4))
-    for begin in range(0, n, _BLOCK_ROWS):
-        end = min(begin + _BLOCK_ROWS, n)
-        block = sorter.block(begin, end)
-        if block is None:
-            return None
-        sums[begin:end] = block
+    blocks = [(begin, min(begin + _BLOCK_ROWS, n)) for begin in range(0, n, _BLOCK_ROWS)]
+    # numpy's sort and ufuncs release the GIL: each worker sorts its own share of the
+    # blocks with its own buffers, and writes its rows of `sums` (the same numbers
+    # whatever the number of workers).
+    workers = max(1, min(pl.thread_pool_size(), len(blocks)))
+    shares = [blocks[worker::workers] for worker in range(workers)]
+
+    def work(share: list[tuple[int, int]]) -> bool:
+        sorter = _Sorter(lengths, starts, hashes, low, weights, flats)
+        for begin, end in share:
+            block = sorter.block(begin, end)
+            if block is None:
+                return False
+            sums[begin:end] = block
+        return True
+
+    if workers == 1:
+        done = [work(shares[0])]
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            done = list(pool.map(work, shares))
+    if not all(done):
+        return None
     frame = pl.DataFrame(dict(zip(_AGGREGATES, sums.T, strict=True)))
     return frame.with_columns(lists["row"]).select("row", *_AGGREGATES)
 
