@@ -170,23 +170,27 @@ def ktu(original: object, reproduced: object, *, depth: int = 1000) -> pl.DataFr
     depth = check_depth(depth) or 1000
     first = _positions(original, depth, "original")
     second = _positions(reproduced, depth, "reproduced")
+    return _ktu(first, second, depth)
+
+
+def _ktu(first: pl.DataFrame, second: pl.DataFrame, depth: int) -> pl.DataFrame:
+    """KTU from ``query, doc, pos`` frames."""
     _check_topics(first, second)
     lengths = (
         second.group_by("query")
         .agg(n_rep=pl.len())
         .join(first.group_by("query").agg(n_orig=pl.len()), on="query")
-        .with_columns(n=pl.min_horizontal("n_rep", "n_orig"))
+        .with_columns(n=pl.min_horizontal("n_rep", "n_orig", pl.lit(depth)))
     )
-    both = [
-        side.join(lengths.select("query", "n"), on="query").filter(pl.col("pos") <= pl.col("n"))
+    # Kendall's tau compares x with x and y with y, never x with y: a document's
+    # position in the union of both rankings orders the pairs of one side as its
+    # rank among that side's own documents does.
+    coded = [
+        side.join(lengths.select("query", "n"), on="query")
+        .filter(pl.col("pos") <= pl.col("n"))
+        .select("query", "pos", code=pl.col("doc").rank("ordinal").over("query").cast(pl.Int64))
         for side in (first, second)
     ]
-    union = (
-        pl.concat([side.select("query", "doc") for side in both])
-        .unique()
-        .with_columns(code=pl.col("doc").rank("dense").over("query").cast(pl.Int64))
-    )
-    coded = [side.join(union, on=["query", "doc"]).select("query", "pos", "code") for side in both]
     paired = (
         coded[0]
         .join(coded[1], on=["query", "pos"], suffix="_rep")
@@ -245,6 +249,11 @@ def rbo_truncated(
     depth = check_depth(depth) or 1000
     first = _positions(original, None, "original")
     second = _positions(reproduced, None, "reproduced")
+    return _rbo_truncated(first, second, p, depth)
+
+
+def _rbo_truncated(first: pl.DataFrame, second: pl.DataFrame, p: float, depth: int) -> pl.DataFrame:
+    """repro_eval's RBO from ``query, doc, pos`` frames."""
     _check_topics(first, second)
     ranks = np.arange(1, depth + 1, dtype=np.float64)
     weights = p ** (ranks - 1.0) / ranks
@@ -457,12 +466,13 @@ def reproduce(
         scores[name] = (first_scores, second_scores)
         if not replication:
             _same_topics(first_scores, second_scores, "a reproduction")
-            trimmed = [
-                _trimmed(run, trim, side)
-                for run, side in ((first, "original"), (second, "reproduced"))
-            ]
-            topic = ktu(*trimmed, depth=depth).join(
-                rbo_truncated(*trimmed, p=p, depth=depth), on="query", how="full", coalesce=True
+            ranked_first = _positions(first, trim, "original")
+            ranked_second = _positions(second, trim, "reproduced")
+            topic = _ktu(ranked_first, ranked_second, depth).join(
+                _rbo_truncated(ranked_first, ranked_second, p, depth),
+                on="query",
+                how="full",
+                coalesce=True,
             )
             per_topic.append(topic.select(pl.lit(name).alias("run"), "query", "ktu", "rbo"))
         measured = _per_measure(first_scores, second_scores, measures, paired=not replication)
@@ -481,7 +491,8 @@ def reproduce(
             base = _matrix(baseline, measures).mean(axis=0)
             return _ratio(_matrix(advanced, measures).mean(axis=0) - base, base)
 
-        delta = relative(orig_a, orig_b) - relative(rep_a, rep_b)
+        with np.errstate(invalid="ignore"):  # inf - inf: NaN, as in repro_eval
+            delta = relative(orig_a, orig_b) - relative(rep_a, rep_b)
         effects = pl.DataFrame(
             {"measure": list(measures), "er": effect_ratio, "delta_ri": delta},
             schema={"measure": pl.String, "er": pl.Float64, "delta_ri": pl.Float64},
@@ -490,9 +501,3 @@ def reproduce(
     return Reproduction(
         per_topic=topics, per_measure=pl.concat(per_measure), effects=effects, summary=summary
     )
-
-
-def _trimmed(run: object, trim: int | None, name: str) -> pl.DataFrame:
-    """The run cut to ``trim`` documents per topic, with scores that keep its order."""
-    ranked = _positions(run, trim, name)
-    return ranked.select("query", "doc", score=-pl.col("pos").cast(pl.Float64))
