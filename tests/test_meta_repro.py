@@ -195,3 +195,22 @@ def test_unequal_lengths_compare_the_common_prefix() -> None:
 def test_bad_inputs(call: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()  # type: ignore[operator]
+
+
+def test_inversion_count_against_pairs() -> None:
+    import itertools
+
+    from polars_rankmetrics.meta_evaluation.reproducibility import _inversions
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        rows, width = int(rng.integers(1, 5)), int(rng.integers(1, 20))
+        lengths = rng.integers(0, width + 1, rows)
+        sequences = np.zeros((rows, width), dtype=np.int64)
+        expected = []
+        for row in range(rows):
+            values = rng.permutation(np.arange(1, 3 * width + 1))[: lengths[row]]
+            sequences[row, : lengths[row]] = values
+            pairs = itertools.combinations(range(int(lengths[row])), 2)
+            expected.append(sum(1 for i, j in pairs if values[i] > values[j]))
+        assert _inversions(sequences, lengths.astype(np.int64)).tolist() == expected

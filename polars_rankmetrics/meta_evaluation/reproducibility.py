@@ -110,27 +110,36 @@ def _check_topics(original: pl.DataFrame, reproduced: pl.DataFrame) -> None:
 def _inversions(
     sequences: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.int64]:
-    """Inversions of each row's first ``lengths[t]`` values (1-based), one Fenwick tree a row."""
+    """Inversions of each row's first ``lengths[t]`` values (distinct, >= 1).
+
+    A bottom-up merge sort of every row at once: at each level, each value of a
+    right run counts the larger values of its left run (one ``searchsorted`` over
+    all runs, told apart by an offset), then each pair of runs is sorted. Rows are
+    padded with increasing values above every real one, which add no inversion.
+    """
     rows, width = sequences.shape
-    size = int(sequences.max()) if sequences.size else 0
-    tree = np.zeros((rows, size + 1), dtype=np.int64)
+    padded = 1 << max(width - 1, 0).bit_length()
+    top = int(sequences.max(initial=0)) + 1
+    values = np.broadcast_to(top + np.arange(padded, dtype=np.int64), (rows, padded)).copy()
+    real = np.arange(width)[None, :] < lengths[:, None]
+    values[:, :width][real] = sequences[real]
     counts = np.zeros(rows, dtype=np.int64)
-    index = np.arange(rows)
-    for i in range(width):
-        active = lengths > i
-        value = np.where(active, sequences[:, i], 0)
-        seen = np.zeros(rows, dtype=np.int64)
-        position = value.copy()
-        while (position > 0).any():
-            seen += tree[index, position]
-            position -= position & -position
-        counts += np.where(active, i - seen, 0)
-        position = value.copy()
-        while (position > 0).any():
-            live = position > 0
-            tree[index[live], position[live]] += 1
-            position[live] += position[live] & -position[live]
-            position[position > size] = 0
+    offset = top + padded
+    run = 1
+    while run < padded:
+        pairs = values.reshape(rows, padded // (2 * run), 2, run)
+        blocks = np.arange(rows * (padded // (2 * run)), dtype=np.int64).reshape(
+            rows, padded // (2 * run), 1
+        )
+        left = (pairs[:, :, 0, :] + blocks * offset).ravel()
+        right = pairs[:, :, 1, :] + blocks * offset
+        not_greater = np.searchsorted(left, right.ravel(), side="right").reshape(right.shape)
+        larger = run - (not_greater - blocks * run)
+        counts += larger.sum(axis=(1, 2))
+        values = np.sort(values.reshape(rows, padded // (2 * run), 2 * run), axis=-1).reshape(
+            rows, padded
+        )
+        run *= 2
     return counts
 
 
