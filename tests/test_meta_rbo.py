@@ -229,3 +229,9 @@ def test_output_name_and_group_context() -> None:
     grouped = frame.group_by("q", maintain_order=True).agg(rbo("a", "b", p=0.9))
     assert grouped.columns == ["q", "rbo"]
     assert grouped["rbo"].to_list()[0] == pytest.approx([0.9, 1.0])
+
+
+def test_item_types_must_agree() -> None:
+    frame = pl.DataFrame({"a": [["1", "2"]], "b": [[1, 2]]})
+    with pytest.raises(pl.exceptions.ComputeError, match="lists of one item type"):
+        frame.select(rbo("a", "b"))

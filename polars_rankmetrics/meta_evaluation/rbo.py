@@ -290,6 +290,10 @@ def rbo_frame(
             for name, side in ((first, "a"), (second, "b"))
         ),
     )
+    if lists.schema["a"] != lists.schema["b"]:
+        kinds = f"{lists.schema['a']} and {lists.schema['b']}"
+        msg = f"`{names[0]}` and `{names[1]}` must be lists of one item type, got {kinds}"
+        raise pl.exceptions.ComputeError(msg)
     lengths = lists.select(
         "row",
         la=pl.col("a").list.len().fill_null(0),
