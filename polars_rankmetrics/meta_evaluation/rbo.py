@@ -35,7 +35,8 @@ never tied. The paper's tie-aware variant (Section 4.3, ``A_d = 2 X_d /
 (|S_:d| + |L_:d|)`` with tied groups straddling ``d``) is not offered; the
 ``rbo`` package does not implement it either (its Eq. 28 line reduces to
 ``X_d / d`` on lists without duplicates). :func:`rbo_runs` orders equal scores
-as trec_eval does (document id descending) before comparing.
+as trec_eval does (document id descending) before comparing. Corsi and Urbano
+(SIGIR 2024) define that variant (``RBO^w``) and two others precisely.
 
 References
 ----------
