@@ -175,12 +175,28 @@ def evaluate_runs(
     queries: QuerySet = "trec_eval",
     *,
     show: bool | None = None,
-) -> tuple[pl.DataFrame, dict[str, int]]:
+) -> pl.DataFrame:
     """Evaluate every run: one row per (system, query), one column per measure.
 
-    Also the number of evaluated queries each system lacks (see :func:`evaluate_run`).
     A bar of the runs read and evaluated is drawn on a terminal (``show``: see
     :func:`polars_rankmetrics._progress.progress`).
+    """
+    return evaluate_runs_counted(qrels, run_paths, measures, columns, queries, show=show)[0]
+
+
+def evaluate_runs_counted(
+    qrels: pl.DataFrame,
+    run_paths: Sequence[Path],
+    measures: Sequence[str],
+    columns: dict[str, str] | None = None,
+    queries: QuerySet = "trec_eval",
+    *,
+    show: bool | None = None,
+) -> tuple[pl.DataFrame, dict[str, int]]:
+    """:func:`evaluate_runs`, and the number of evaluated queries each system lacks.
+
+    The count is that of :func:`evaluate_run`: the queries a run misses that
+    ``--queries qrels`` or ``relevant`` scores as trec_eval's ``-c`` does.
     """
     evaluated = []
     with progress("Evaluating runs", len(run_paths), show=show) as bar:
@@ -344,7 +360,7 @@ def run_compare(args: argparse.Namespace) -> int:
         qrels_columns, run_columns = _columns(args)
         qrels = read_qrels(qrels_path, qrels_columns)
         show = False if args.quiet else None
-        per_query, lacking = evaluate_runs(
+        per_query, lacking = evaluate_runs_counted(
             qrels, run_paths, args.measures, run_columns, args.queries, show=show
         )
         if args.all_pairs:
@@ -408,7 +424,7 @@ def build_chart(args: argparse.Namespace, qrels: pl.DataFrame, run_paths: list[P
 
     run_columns = _columns(args)[1]
     if args.delta is not None:
-        per_query, _ = evaluate_runs(
+        per_query = evaluate_runs(
             qrels,
             run_paths,
             [args.delta],
