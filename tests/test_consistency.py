@@ -595,3 +595,22 @@ def test_queries_is_taken_whole_so_trec_eval_abbreviations_keep_their_meaning(
     assert [line.split("\t")[1] for line in out.splitlines()] == ["1", "2", "3", "4", "5", "all"]
     status, out, _ = _cli(["trec-eval", "--queries=run", "-m", "num_q", *example], capsys)
     assert (status, out) == (0, "num_q                 \tall\t4\n")
+
+
+@pytest.mark.parametrize(
+    "subtopics", [[["1", "1"], ["2"], ["1", "2"]], [["1", None], ["2"], ["1"]]]
+)
+def test_with_weights_a_repeat_or_null_in_a_list_makes_the_value_null(
+    subtopics: list[list[str | None]],
+) -> None:
+    frame = pl.DataFrame(
+        {
+            "score": [3.0, 2.0, 1.0],
+            "subtopics": subtopics,
+            "weights": [[1.0, 1.0], [1.0], [1.0] * len(subtopics[2])],
+        }
+    )
+    value = frame.select(
+        rm.err_ia_at_k("subtopics", 3, by="score", intent_weights="weights", no_relevant="zero")
+    ).item()
+    assert value is None

@@ -7,8 +7,8 @@ through :func:`subtopic_columns`, so that odd data means one thing everywhere:
 =====================================================  ==========================================
 data                                                   read as
 =====================================================  ==========================================
-a subtopic listed twice in a row's list                once (its first weight)
-a null inside a subtopic list                          no subtopic (its weight is dropped)
+a subtopic listed twice in a row's list                once (with weights: invalid)
+a null inside a subtopic list                          no subtopic (with weights: invalid)
 a null subtopic list                                   an unjudged row
 ``intent_weights`` not parallel to the subtopics       invalid weights
 a null weight list on a row that lists subtopics       invalid weights
@@ -29,45 +29,38 @@ from __future__ import annotations
 import polars as pl
 
 
-def _kept(lists: pl.Expr) -> pl.Expr:
-    """The positions of each list to keep: not null, and the first of their value."""
-    element = pl.element()
-    return lists.list.eval(
-        pl.int_range(pl.len()).filter(element.is_not_null() & element.is_first_distinct())
-    )
-
-
 def subtopic_columns(
     subtopics: pl.Expr, intent_weights: pl.Expr | None
 ) -> tuple[pl.Expr, pl.Expr | None]:
-    """The subtopic lists without nulls or repeats, and the weights of what is kept.
+    """The subtopic lists as the diversity measures read them, and the weights.
 
-    Weights that are not one per subtopic (another length, or a null list
-    beside subtopics) become a list of nulls as long as the kept subtopics, so
-    that the query's weights are invalid (see :func:`weights_valid`).
+    Without weights, the lists lose their nulls and repeats (one native kernel,
+    keeping first occurrences: about 1.4x the measure's time on lists of a few
+    subtopics, where ``list.drop_nulls`` costs 5-10x in a group_by). With
+    weights the lists stay as given, and a null or a repeat in a row's list
+    makes the query's weights invalid (see :func:`weights_valid`): dropping
+    them from two parallel lists would cost 15x. Weights that are not one per
+    subtopic (another length, or a null list beside subtopics) become nulls,
+    as many as the subtopics, so that the query's weights are invalid too.
     """
     if intent_weights is None:
-        # One native kernel drops the nulls and the repeats (keeping first
-        # occurrences): about 1.4x the measure's time on lists of a few
-        # subtopics, where `list.drop_nulls` or a gather by computed positions
-        # (below, for parallel weights) cost 5-20x in a group_by.
         return subtopics.list.set_difference(pl.lit([None])), None
-    kept = _kept(subtopics)
-    lists = subtopics.list.gather(kept)
     weights = intent_weights.cast(pl.List(pl.Float64))
-    parallel = (weights.list.len() == subtopics.list.len()).fill_null(False)
-    unusable = lists.list.eval(pl.lit(None, dtype=pl.Float64))
-    chosen = pl.when(parallel).then(weights.list.gather(kept)).otherwise(unusable)
-    return lists, chosen
+    length = subtopics.list.len()
+    parallel = (weights.list.len() == length).fill_null(subtopics.is_null())
+    nulls = pl.lit(None, dtype=pl.Float64).repeat_by(length)
+    return subtopics, pl.when(parallel).then(weights).otherwise(nulls)
 
 
-def weights_valid(subtopic: pl.Expr, weight: pl.Expr) -> pl.Expr:
+def weights_valid(subtopic: pl.Expr, weight: pl.Expr, position: pl.Expr) -> pl.Expr:
     """Whether a query's (subtopic, weight) pairs form an intent distribution.
 
-    Every weight a finite number >= 0, one weight per subtopic, and a total over
-    the distinct subtopics above 0.
+    Every subtopic not null and listed once per row (``position``), every
+    weight a finite number >= 0, one weight per subtopic, and a total over the
+    distinct subtopics above 0.
     """
+    listed = subtopic.is_not_null().all() & pl.struct(position, subtopic).is_unique().all()
     finite = weight.is_not_null().all() & weight.is_finite().all() & (weight >= 0.0).all()
     one_each = pl.struct(subtopic, weight).n_unique() == subtopic.n_unique()
     total = weight.filter(subtopic.is_first_distinct()).sum()
-    return finite & one_each & (total > 0.0)
+    return listed & finite & one_each & (total > 0.0)

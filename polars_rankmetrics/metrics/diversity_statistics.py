@@ -155,7 +155,7 @@ class Pairs:
     def weights_valid(self) -> pl.Expr:
         """Whether the intent weights form a distribution (see :func:`.weights_valid`)."""
         raw = self.ranked.field(INTENT_WEIGHTS).explode(keep_nulls=False)
-        return weights_valid(self.subtopic, raw)
+        return weights_valid(self.subtopic, raw, self._per_pair(pl.int_range(pl.len())))
 
     def defined(self, value: pl.Expr, no_relevant: NoRelevant, *, weighted: bool = True) -> pl.Expr:
         """``value`` where the query has a subtopic (null for invalid weights), else null or 0.
