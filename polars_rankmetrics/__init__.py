@@ -99,6 +99,12 @@ if TYPE_CHECKING:
         swap_rate,
         system_scores,
     )
+    from polars_rankmetrics.meta_evaluation.topic_set_size import (
+        topic_set_size_anova,
+        topic_set_size_ci,
+        topic_set_size_t,
+        topic_set_variance,
+    )
 
 # Parts with optional or heavy dependencies (numpy/scipy: `stats`; altair: `plot`;
 # pyarrow and pyspark: `spark`) are imported on first use, so that
@@ -132,6 +138,10 @@ _LAZY = {
     "ranking_agreement": "polars_rankmetrics.meta_evaluation.systems",
     "swap_rate": "polars_rankmetrics.meta_evaluation.systems",
     "system_scores": "polars_rankmetrics.meta_evaluation.systems",
+    "topic_set_size_anova": "polars_rankmetrics.meta_evaluation.topic_set_size",
+    "topic_set_size_ci": "polars_rankmetrics.meta_evaluation.topic_set_size",
+    "topic_set_size_t": "polars_rankmetrics.meta_evaluation.topic_set_size",
+    "topic_set_variance": "polars_rankmetrics.meta_evaluation.topic_set_size",
 }
 
 
@@ -217,6 +227,10 @@ __all__ = [
     "tau_ap",
     "tbg",
     "threshold_average_precision",
+    "topic_set_size_anova",
+    "topic_set_size_ci",
+    "topic_set_size_t",
+    "topic_set_variance",
     "u_measure",
     "anova",
     "compact_letter_display",
