@@ -86,6 +86,13 @@ def _smallest_n(meets: Callable[[int], bool]) -> int:
     return high
 
 
+def _finite(power: float, n: int) -> float:
+    if not isfinite(power):
+        msg = f"scipy returned a non-finite power at n={n}: the inputs are too extreme"
+        raise ValueError(msg)
+    return power
+
+
 def t_test_power(n: int, effect: float, alpha: float) -> float:
     """Power of the two-sided paired t-test on ``n`` topics at standardised effect ``effect``.
 
@@ -96,8 +103,10 @@ def t_test_power(n: int, effect: float, alpha: float) -> float:
     critical = float(stats.t.isf(alpha / 2, df))
     noncentrality = np.sqrt(n) * effect
     upper = float(stats.nct.sf(critical, df, noncentrality))
-    lower = float(stats.nct.cdf(-critical, df, noncentrality))
-    return upper + lower
+    # P(T' <= -c) as P(T'' >= c) with the noncentrality negated: equal where
+    # scipy's nct.cdf is finite, and 0 (not NaN) where the tail underflows
+    lower = float(stats.nct.sf(critical, df, -noncentrality))
+    return _finite(upper + lower, n)
 
 
 def anova_power(n: int, m: int, noncentrality_per_topic: float, alpha: float) -> float:
@@ -108,7 +117,8 @@ def anova_power(n: int, m: int, noncentrality_per_topic: float, alpha: float) ->
     """
     df_between, df_error = m - 1, m * (n - 1)
     critical = float(stats.f.isf(alpha, df_between, df_error))
-    return float(stats.ncf.sf(critical, df_between, df_error, n * noncentrality_per_topic))
+    power = float(stats.ncf.sf(critical, df_between, df_error, n * noncentrality_per_topic))
+    return _finite(power, n)
 
 
 def expected_ci_width(n: int, variance: float, alpha: float) -> float:
