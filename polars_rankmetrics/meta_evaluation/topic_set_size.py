@@ -15,8 +15,7 @@ the smallest number of topics ``n`` that meets the requirement:
   per-query frame of existing runs as Sakai does (the residual variance of the
   two-way ANOVA without replication, and the variance of paired differences).
 
-Sakai's Excel tools approximate the noncentral distributions (normal and
-Patnaik approximations); these functions compute the exact powers with scipy's
+Sakai's Excel tools approximate the noncentral distributions; these functions compute the exact powers with scipy's
 ``nct`` and ``ncf`` and increase ``n`` until the requirement holds, so their
 ``n`` can exceed the tools' by a topic or two where the approximations are loose
 (small ``n``). Each requirement is monotone in ``n``, so the smallest ``n`` is
@@ -26,7 +25,7 @@ References
 ----------
 - T. Sakai, "Statistical Reform in Information Retrieval?", SIGIR Forum 48(1), 2014.
 - T. Sakai, "Topic Set Size Design", Information Retrieval Journal 19(3), 2016.
-- T. Sakai, *Laboratory Experiments in Information Retrieval*, Springer 2018, ch. 6.
+- T. Sakai, *Laboratory Experiments in Information Retrieval*, Springer 2018.
 """
 
 from __future__ import annotations
@@ -140,7 +139,7 @@ def topic_set_size_t(
     beta: float = 0.20,
 ) -> pl.DataFrame:
     """
-    Topics a two-sided paired t-test needs to detect ``min_diff`` (Sakai 2016, Section 4).
+    Topics a two-sided paired t-test needs to detect ``min_diff`` (Sakai 2016).
 
     The smallest ``n >= 2`` whose power is at least ``1 - beta``: with the
     standardised difference ``d = min_diff / sqrt(variance)``, the power is
@@ -209,7 +208,7 @@ def topic_set_size_anova(
     """
     Topics a one-way ANOVA of ``m`` systems needs to detect a range ``min_range``.
 
-    Sakai (2016, Section 5): the systems' population means differ by at least
+    Sakai (2016): the systems' population means differ by at least
     ``min_range`` between the best and the worst; the least favourable such
     configuration (two means ``min_range`` apart, the others at their mean)
     has ``sum_i (mu_i - mu)**2 = min_range**2 / 2``. With ``n`` topics per
@@ -287,7 +286,7 @@ def topic_set_size_ci(
     """
     Topics for the confidence interval of a mean difference to be at most ``width`` wide.
 
-    Sakai (2016, Section 6): the ``1 - alpha`` interval of the mean of ``n``
+    Sakai (2016): the ``1 - alpha`` interval of the mean of ``n``
     paired differences is ``2 t_{alpha/2}(n - 1) s / sqrt(n)`` wide (full
     width, not the half width), where the sample standard deviation ``s`` has
     expectation ``c4(n) sigma`` with ``c4(n) = sqrt(2 / (n - 1)) Gamma(n / 2) /
