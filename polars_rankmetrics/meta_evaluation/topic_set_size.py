@@ -18,8 +18,9 @@ the smallest number of topics ``n`` that meets the requirement:
 Sakai's Excel tools approximate the noncentral distributions; these functions
 compute the exact powers with scipy's ``nct`` and ``ncf`` and increase ``n``
 until the requirement holds, so their ``n`` can differ from the tools' by a topic
-or two where the approximations are loose (small ``n``). Each requirement is monotone in ``n``, so the smallest ``n`` is
-found by doubling then bisection, and checked at ``n`` and ``n - 1``.
+or two where the approximations are loose (small ``n``). Each requirement is
+monotone in ``n``, so the smallest ``n`` is found by doubling then bisection: it
+holds at ``n`` and fails at ``n - 1``.
 
 References
 ----------
