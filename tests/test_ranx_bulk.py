@@ -1,4 +1,4 @@
-"""Ranx objects read in bulk (compiled, :mod:`polars_rankmetrics._ranx`) against entry by entry.
+"""Ranx objects read in bulk (compiled, :mod:`polars_rankmetrics.evaluation.ranx_bulk`) against entry by entry.
 
 The entry-by-entry reader walks ranx's typed dicts from Python, the obvious way;
 the compiled one must give the same frame (ids, values, order), also for ids
@@ -13,8 +13,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from polars_rankmetrics import _ranx
-from polars_rankmetrics.trec.inputs import read_qrels, read_run
+from polars_rankmetrics.evaluation import ranx_bulk as _ranx
+from polars_rankmetrics.evaluation.inputs import read_qrels, read_run
 
 ranx = pytest.importorskip("ranx")
 

@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 import polars as pl
 
-from polars_rankmetrics._ranx import ranx_frame
+from polars_rankmetrics.evaluation.ranx_bulk import ranx_frame
 from polars_rankmetrics.trec.readers import read_trec_qrels, read_trec_run
 
 Side = Literal["qrels", "run"]
@@ -194,7 +194,7 @@ def _from_ranx(obj: Any, side: Side) -> pl.LazyFrame:
         raise _swapped(side, f"it is a ranx {kind}")
     nested = obj.run if is_run else obj.qrels
     dtype = pl.Float64 if is_run else pl.Int64
-    return ranx_frame(nested, _VALUE[side], dtype).lazy()  # in bulk (see ._ranx)
+    return ranx_frame(nested, _VALUE[side], dtype).lazy()  # in bulk (see .ranx_bulk)
 
 
 def _is_ranx(obj: object) -> bool:

@@ -69,6 +69,6 @@ def _compiled(
 
 
 def _flatten() -> Any:
-    from polars_rankmetrics import _ranx_flatten
+    from polars_rankmetrics.evaluation.ranx_flatten import flatten
 
-    return _ranx_flatten.flatten
+    return flatten

@@ -1,4 +1,4 @@
-"""The compiled reader of :mod:`._ranx` (imported only for a large ranx object: needs numba)."""
+"""The compiled reader of :mod:`.ranx_bulk` (imported only for a large ranx object: needs numba)."""
 
 from __future__ import annotations
 
