@@ -1,4 +1,4 @@
-"""Ranx objects read in bulk (compiled, :mod:`polars_rankmetrics.evaluation.ranx_bulk`) against entry by entry.
+"""Ranx objects read in bulk (compiled: `evaluation.ranx_bulk`) against entry by entry.
 
 The entry-by-entry reader walks ranx's typed dicts from Python, the obvious way;
 the compiled one must give the same frame (ids, values, order), also for ids
