@@ -26,7 +26,6 @@ are neither integers nor strings, or weights that are not finite,
 
 from __future__ import annotations
 
-import importlib.util
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -65,7 +64,9 @@ def greedy_values(
 
 
 def _vectorisable(lists: pl.Series) -> bool:
-    if importlib.util.find_spec("numpy") is None:
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
         return False
     inner = lists.dtype.inner if isinstance(lists.dtype, pl.List) else None
     if not isinstance(inner, pl.Struct):

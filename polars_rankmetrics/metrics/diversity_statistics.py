@@ -50,7 +50,6 @@ from polars_rankmetrics._validate import (
 from polars_rankmetrics.engine import Bound, Ranked, Ranking, evaluate_one, statistic
 from polars_rankmetrics.engine.ranked import DOC, INTENT_WEIGHTS, SUBTOPICS
 from polars_rankmetrics.engine.ties import tie_mean
-from polars_rankmetrics.metrics.diversity_greedy import greedy_expr
 from polars_rankmetrics.metrics.diversity_ideal import Discount, Ideal, ideal_expr
 
 Gain: TypeAlias = Literal["log", "reciprocal", "geometric"]
@@ -168,6 +167,9 @@ class Pairs:
         # Only the rows that cover a subtopic can enter the ideal with a gain.
         relevant = pl.struct(fields).filter(self._lists.list.len() > 0)
         if options.get("ideal", "greedy") == "greedy":
+            # Imported here: the batched ideal is not needed to import the package.
+            from polars_rankmetrics.metrics.diversity_greedy import greedy_expr
+
             beta = float(options.get("beta", 0.5))  # type: ignore[arg-type]
             return greedy_expr(relevant, alpha=alpha, discount=discount, depth=depth, beta=beta)
         return ideal_expr(relevant, alpha=alpha, discount=discount, depth=depth, **options)
