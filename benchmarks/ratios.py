@@ -176,7 +176,8 @@ def evaluate_rows(folder: Path, repeat: int, sizes: Sequence[tuple[int, int]]) -
     rows = []
     for topics, docs in sizes:
         qrels, run = _trec_files(folder, topics, docs)
-        lines = sum(1 for _ in run.open("rb"))
+        with run.open("rb") as text:
+            lines = sum(1 for _ in text)
         mine, theirs = _ours(qrels, run), _pytrec(qrels, run)
         for name in SIX:
             assert math.isclose(mine[name], theirs[name], rel_tol=1e-9), name
