@@ -179,12 +179,10 @@ def _documents(frame: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:
     unique_docs = has_doc and frame.select(pl.struct("q", "doc").n_unique()).item() == frame.height
     if has_doc and unique_docs:
         return frame.select("q", "d", pl.col("doc").rank("dense").cast(pl.Int64).alias("key"))
-    covered = pairs.group_by("r", maintain_order=True).agg(pl.col("subtopic").alias("covered"))
-    keyed = frame.select("q", "r", "d", *(["doc"] if has_doc else [])).join(
-        covered, on="r", maintain_order="left"
-    )
     if not has_doc:  # distinct sets of subtopics have distinct keys
-        return keyed.select("q", "d", pl.col("covered").rank("dense").cast(pl.Int64).alias("key"))
+        return frame.select("q", "d", pl.Series("key", _tuple_ranks(pairs, frame.height)))
+    covered = pairs.group_by("r", maintain_order=True).agg(pl.col("subtopic").alias("covered"))
+    keyed = frame.select("q", "r", "d", "doc").join(covered, on="r", maintain_order="left")
     n_rows = keyed.height + 1
     first = keyed.group_by("q", "covered").agg(pl.col("r").min().alias("_first"))
     start = keyed.group_by("q").agg(pl.col("r").min().alias("_start"))
@@ -200,6 +198,28 @@ def _documents(frame: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:
             ).alias("key"),
         )
     )
+
+
+def _tuple_ranks(pairs: pl.DataFrame, n_rows: int) -> npt.NDArray[np.int64]:
+    """The rank of each row's tuple of covered subtopics, compared as Python compares tuples.
+
+    Element by element (by value, not text), a tuple that is a prefix of another
+    first: each row's values as ranks from 1, padded with 0, sorted as rows.
+    """
+    import numpy as np
+
+    values = pairs.select(pl.col("subtopic").rank("dense").cast(pl.Int64))["subtopic"].to_numpy()
+    r = pairs["r"].to_numpy().astype(np.int64)
+    c = pairs["c"].to_numpy()
+    padded = np.zeros((n_rows, int(c.max()) + 1), dtype=np.int64)
+    padded[r, c] = values
+    order = np.lexsort(padded.T[::-1])
+    ordered = padded[order]
+    new = np.ones(n_rows, dtype=np.int64)
+    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    ranks = np.empty(n_rows, dtype=np.int64)
+    ranks[order] = np.cumsum(new)
+    return ranks
 
 
 def _run_blocks(
