@@ -1,0 +1,216 @@
+"""The tables every recommender metric reads: recommendations, test and training interactions.
+
+Every input is normalised here, once, to a :class:`polars.LazyFrame`:
+
+- **recommendations** (``reco``): ``user, item`` and either ``rank`` (1 = top;
+  ties allowed, read as RecTools reads them) or ``score`` (higher first; ranked
+  1, 2, ... per user, ties broken by item id ascending);
+- **interactions** (the test set) and **train** (previous interactions):
+  ``user, item``; a (user, item) pair is read once however often it repeats;
+- item **features** / **embeddings** for the distance metrics (see
+  :mod:`polars_rankmetrics.recsys.diversity`).
+
+Each may be a polars DataFrame or LazyFrame, a pandas DataFrame, a pyarrow
+Table, or a path to a parquet file. pandas and pyarrow are never imported here.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import polars as pl
+
+USER = "user"
+ITEM = "item"
+RANK = "rank"
+SCORE = "score"
+RELEVANT = "relevant"
+ITEM_USERS = "item_users"
+ITEM_COUNT = "item_count"
+POP_RANK = "pop_rank"
+TRAIN_USERS = "train_users"
+TRAIN_ROWS = "train_rows"
+
+
+def _is_instance(obj: object, module: str, name: str) -> bool:
+    """``isinstance(obj, module.name)``, without importing ``module``."""
+    loaded = sys.modules.get(module)
+    cls = getattr(loaded, name, None) if loaded is not None else None
+    return isinstance(cls, type) and isinstance(obj, cls)
+
+
+def as_lazy(source: object, argument: str) -> pl.LazyFrame:
+    """Any supported table as a LazyFrame, its columns as given."""
+    if isinstance(source, pl.LazyFrame):
+        return source
+    if isinstance(source, pl.DataFrame):
+        return source.lazy()
+    if isinstance(source, str | Path):
+        path = Path(source)
+        if not path.is_file():
+            msg = f"`{argument}`: no such file: {str(source)!r}"
+            raise FileNotFoundError(msg)
+        if path.suffix.lower() in (".parquet", ".pq"):
+            return pl.scan_parquet(path)
+        if path.suffix.lower() in (".csv", ".tsv"):
+            return pl.scan_csv(path, separator="\t" if path.suffix.lower() == ".tsv" else ",")
+        msg = f"`{argument}`: expected a .parquet, .csv or .tsv file, got {str(source)!r}"
+        raise ValueError(msg)
+    if _is_instance(source, "pandas", "DataFrame"):
+        return pl.from_pandas(source).lazy()  # type: ignore[arg-type]
+    if _is_instance(source, "pyarrow", "Table") or _is_instance(source, "pyarrow", "RecordBatch"):
+        table = pl.from_arrow(source)  # type: ignore[arg-type]
+        assert isinstance(table, pl.DataFrame)
+        return table.lazy()
+    if hasattr(source, "__arrow_c_stream__"):
+        return pl.DataFrame(source).lazy()
+    msg = (
+        f"`{argument}` must be a polars DataFrame or LazyFrame, a pandas DataFrame, a "
+        f"pyarrow Table or a parquet path; got {type(source).__name__}"
+    )
+    raise ValueError(msg)
+
+
+def _require(frame: pl.LazyFrame, argument: str, columns: tuple[str, ...]) -> list[str]:
+    names = frame.collect_schema().names()
+    missing = [name for name in columns if name not in names]
+    if missing:
+        msg = f"`{argument}` has no column {missing} (columns: {names})"
+        raise ValueError(msg)
+    return names
+
+
+def check_k(k: object, argument: str = "k") -> int:
+    """``k`` as an int >= 1, or a ValueError naming it."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        msg = f"`{argument}` must be an integer >= 1, got {k!r}"
+        raise ValueError(msg)
+    return k
+
+
+def recommendations(reco: object, argument: str = "reco") -> pl.LazyFrame:
+    """``user, item, rank`` from ``reco``; ``rank`` from ``score`` when it has none.
+
+    A ``score`` is ranked per user, highest first, ties broken by item id
+    ascending (ordinal ranks 1, 2, ...). A given ``rank`` is kept as it is
+    (Int64), ties included: RecTools reads a rank as a position, so two items
+    at rank 1 both count as rank 1.
+    """
+    frame = as_lazy(reco, argument)
+    names = _require(frame, argument, (USER, ITEM))
+    if RANK in names:
+        return frame.select(USER, ITEM, pl.col(RANK).cast(pl.Int64))
+    if SCORE not in names:
+        msg = f"`{argument}` needs a `rank` or a `score` column (columns: {names})"
+        raise ValueError(msg)
+    return (
+        frame.select(USER, ITEM, SCORE)
+        .sort(USER, SCORE, ITEM, descending=[False, True, False], nulls_last=True)
+        .select(USER, ITEM, (pl.int_range(pl.len()).over(USER) + 1).cast(pl.Int64).alias(RANK))
+    )
+
+
+def interactions_table(source: object, argument: str) -> pl.LazyFrame:
+    """``user, item`` pairs of ``source``, each pair once."""
+    frame = as_lazy(source, argument)
+    _require(frame, argument, (USER, ITEM))
+    return frame.select(USER, ITEM).unique(maintain_order=False)
+
+
+def item_popularity(train: object, argument: str = "train") -> pl.LazyFrame:
+    """Per item of ``train``: distinct users, interactions, and popularity rank.
+
+    ``item_users`` counts distinct users (RecTools' ``MeanInvUserFreq``),
+    ``item_count`` counts rows, repeats included (RecTools' ``AvgRecPopularity``
+    and ``Serendipity``), and ``pop_rank`` ranks the distinct ``item_count``
+    values densely, most frequent first (``Serendipity``).
+    """
+    frame = as_lazy(train, argument)
+    _require(frame, argument, (USER, ITEM))
+    per_item = frame.group_by(ITEM).agg(
+        pl.col(USER).n_unique().alias(ITEM_USERS), pl.len().alias(ITEM_COUNT)
+    )
+    return per_item.with_columns(
+        pl.col(ITEM_COUNT).rank("dense", descending=True).cast(pl.Int64).alias(POP_RANK)
+    )
+
+
+def train_totals(train: object, argument: str = "train") -> pl.LazyFrame:
+    """One row: ``train_users`` (distinct users) and ``train_rows`` (rows) of ``train``."""
+    frame = as_lazy(train, argument)
+    _require(frame, argument, (USER, ITEM))
+    return frame.select(pl.col(USER).n_unique().alias(TRAIN_USERS), pl.len().alias(TRAIN_ROWS))
+
+
+def check_unique_reco(reco: pl.LazyFrame, argument: str = "reco") -> None:
+    """Raise when a (user, item) pair is recommended twice (collects a small frame)."""
+    repeated = (
+        reco.group_by(USER, ITEM).agg(pl.len()).filter(pl.col("len") > 1).head(3).collect()
+    )
+    if repeated.height:
+        pairs = list(zip(repeated[USER].to_list(), repeated[ITEM].to_list(), strict=True))
+        msg = (
+            f"`{argument}` recommends the same (user, item) more than once, e.g. {pairs}; "
+            "measure it with UnrepeatedReco, or drop the repeats (e.g. keep the best rank)"
+        )
+        raise ValueError(msg)
+
+
+def judged(reco: pl.LazyFrame, interactions: pl.LazyFrame | None) -> pl.LazyFrame:
+    """Recommendations outer-joined with the test pairs: ``user, item, rank, relevant``.
+
+    A test pair that was not recommended has a null ``rank``; ``relevant`` says
+    whether the pair is in the test set. Without interactions every row is
+    irrelevant.
+    """
+    if interactions is None:
+        return reco.with_columns(pl.lit(False).alias(RELEVANT))
+    test = interactions.with_columns(pl.lit(True).alias(RELEVANT))
+    return reco.join(test, on=[USER, ITEM], how="full", coalesce=True).with_columns(
+        pl.col(RELEVANT).fill_null(False)
+    )
+
+
+def prepare(
+    reco: object,
+    *,
+    interactions: object | None = None,
+    train: object | None = None,
+    check_repeats: bool = True,
+) -> pl.LazyFrame:
+    """The one frame the per-user expressions of :mod:`polars_rankmetrics.recsys` read.
+
+    Columns: ``user, item, rank`` (null for test pairs not recommended),
+    ``relevant`` (the pair is in ``interactions``), and with ``train`` the item's
+    popularity columns of :func:`item_popularity` (null for items never seen in
+    training; ``train_users`` and ``train_rows`` filled on every row).
+
+    Examples
+    --------
+    >>> from polars_rankmetrics import recsys
+    >>> reco = pl.DataFrame({"user": [1, 1, 2], "item": ["a", "b", "a"], "rank": [1, 2, 1]})
+    >>> test = pl.DataFrame({"user": [1, 2], "item": ["b", "c"]})
+    >>> train = pl.DataFrame({"user": [3, 3, 4], "item": ["a", "b", "a"]})
+    >>> recsys.prepare(reco, interactions=test, train=train).sort("user", "item").collect()
+    shape: (4, 9)
+    ┌──────┬──────┬──────┬──────────┬───┬────────────┬──────────┬─────────────┬────────────┐
+    │ user ┆ item ┆ rank ┆ relevant ┆ … ┆ item_count ┆ pop_rank ┆ train_users ┆ train_rows │
+    │ ---  ┆ ---  ┆ ---  ┆ ---      ┆   ┆ ---        ┆ ---      ┆ ---         ┆ ---        │
+    │ i64  ┆ str  ┆ i64  ┆ bool     ┆   ┆ u32        ┆ i64      ┆ u32         ┆ u32        │
+    ╞══════╪══════╪══════╪══════════╪═══╪════════════╪══════════╪═════════════╪════════════╡
+    │ 1    ┆ a    ┆ 1    ┆ false    ┆ … ┆ 2          ┆ 1        ┆ 2           ┆ 3          │
+    │ 1    ┆ b    ┆ 2    ┆ true     ┆ … ┆ 1          ┆ 2        ┆ 2           ┆ 3          │
+    │ 2    ┆ a    ┆ 1    ┆ false    ┆ … ┆ 2          ┆ 1        ┆ 2           ┆ 3          │
+    │ 2    ┆ c    ┆ null ┆ true     ┆ … ┆ null       ┆ null     ┆ 2           ┆ 3          │
+    └──────┴──────┴──────┴──────────┴───┴────────────┴──────────┴─────────────┴────────────┘
+    """
+    ranked = recommendations(reco)
+    if check_repeats:
+        check_unique_reco(ranked)
+    test = None if interactions is None else interactions_table(interactions, "interactions")
+    frame = judged(ranked, test)
+    if train is None:
+        return frame
+    frame = frame.join(item_popularity(train), on=ITEM, how="left")
+    return frame.join(train_totals(train), how="cross")
