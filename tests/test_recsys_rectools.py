@@ -26,9 +26,12 @@ def _per_user(frame: pl.LazyFrame, expr: pl.Expr) -> dict[int, float]:
     }
 
 
-def _assert_same(ours: dict[int, float], theirs: Any, *, drop_null: bool = True) -> None:
-    expected = {int(user): float(value) for user, value in theirs.items()}
-    got = {user: value for user, value in ours.items() if not (drop_null and math.isnan(value))}
+def _assert_same(ours: dict[int, float], theirs: Any) -> None:
+    """Equal per user and in the mean; a missing value (null, NaN, no row) is the same on both sides."""
+    expected = {
+        int(user): float(value) for user, value in theirs.items() if not math.isnan(value)
+    }
+    got = {user: value for user, value in ours.items() if not math.isnan(value)}
     assert set(got) == set(expected), (sorted(set(got) ^ set(expected)))
     for user, value in expected.items():
         assert got[user] == pytest.approx(value, abs=1e-9, nan_ok=True), user
@@ -82,3 +85,96 @@ def test_accuracy_per_user_and_mean(seed: int) -> None:
             _assert_same(_per_user(frame, expr), theirs)
         except AssertionError as error:
             raise AssertionError(f"{name}: {error}") from None
+
+
+def _train(seed: int) -> pl.DataFrame:
+    """Training rows with repeats (ARP and Serendipity count rows, MIUF counts users)."""
+    rng = np.random.default_rng(seed + 2000)
+    items = rng.zipf(1.6, 300) % 25  # skewed popularity; items 25..29 are never seen
+    return pl.DataFrame({"user": rng.integers(0, 50, 300), "item": items})
+
+
+def _per_user_frame(result: pl.DataFrame, column: str) -> dict[int, float]:
+    return {
+        user: (math.nan if value is None else value)
+        for user, value in zip(result["user"], result[column], strict=True)
+    }
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_beyond_accuracy_per_user_and_mean(seed: int) -> None:
+    m = rectools_metrics
+    reco, test, train = random_reco(seed), random_interactions(seed), _train(seed)
+    frame = recsys.prepare(reco, interactions=test, train=train)
+    pd_reco, pd_test, pd_train = to_rectools(reco), to_rectools(test), to_rectools(train)
+    n_items = 30
+    for k in (1, 3, 10):
+        cases: list[tuple[str, Any, pl.Expr]] = [
+            ("miuf", _quiet(m.MeanInvUserFreq(k=k).calc_per_user, pd_reco, pd_train),
+             recsys.mean_inv_user_freq(k)),
+            ("arp", _quiet(m.AvgRecPopularity(k=k).calc_per_user, pd_reco, pd_train),
+             recsys.avg_rec_popularity(k)),
+            ("arp_n", _quiet(m.AvgRecPopularity(k=k, normalize=True).calc_per_user, pd_reco,
+                             pd_train), recsys.avg_rec_popularity(k, normalize=True)),
+            ("serendipity", _quiet(m.Serendipity(k=k).calc_per_user, pd_reco, pd_test, pd_train,
+                                   list(range(n_items))),
+             recsys.serendipity(k, n_items=n_items)),
+            ("covered", _quiet(m.CoveredUsers(k=k).calc_per_user, pd_reco, pd_test),
+             recsys.covered_users(k)),
+            ("sufficient", _quiet(m.SufficientReco(k=k).calc_per_user, pd_reco),
+             recsys.sufficient_reco(k)),
+            ("sufficient_deep", _quiet(m.SufficientReco(k=k, deep=True).calc_per_user, pd_reco),
+             recsys.sufficient_reco(k, deep=True)),
+        ]
+        for name, theirs, expr in cases:
+            try:
+                _assert_same(_per_user(frame, expr), theirs)
+            except AssertionError as error:
+                raise AssertionError(f"{name}@{k}: {error}") from None
+
+
+@pytest.mark.parametrize("deep", [False, True])
+def test_unrepeated_reco(deep: bool) -> None:
+    reco = random_reco(3)
+    repeated = pl.concat([reco, reco.filter(pl.col("user") % 3 == 0).with_columns(pl.col("rank") + 1)])
+    frame = recsys.prepare(repeated, check_repeats=False)
+    for k in (1, 2, 5):
+        theirs = _quiet(rectools_metrics.UnrepeatedReco(k=k, deep=deep).calc_per_user,
+                        to_rectools(repeated))
+        _assert_same(_per_user(frame, recsys.unrepeated_reco(k, deep=deep)), theirs)
+
+
+def test_catalog_coverage_and_intersection() -> None:
+    m = rectools_metrics
+    reco, other = random_reco(4), random_reco(5)
+    for k in (1, 3, 10):
+        assert recsys.catalog_coverage(reco, k) == _quiet(
+            m.CatalogCoverage(k=k).calc, to_rectools(reco), list(range(30))
+        )
+        assert recsys.catalog_coverage(reco, k, catalog=40, normalize=True) == pytest.approx(
+            _quiet(m.CatalogCoverage(k=k, normalize=True).calc, to_rectools(reco), list(range(40)))
+        )
+        for ref_k in (None, 2, 7):
+            ours = recsys.intersection(reco, other, k=k, ref_k=ref_k)
+            theirs = _quiet(m.Intersection(k=k, ref_k=ref_k).calc_per_user, to_rectools(reco),
+                            to_rectools(other))
+            _assert_same(_per_user_frame(ours, "intersection"), theirs)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_intra_list_diversity_hamming(seed: int) -> None:
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 2, size=(27, 6)).astype(float)  # items 27..29 have no features
+    values[3, 2] = np.nan  # an absent feature value: NaN distances, as in RecTools
+    features = pl.DataFrame({"item": range(27), **{f"f{j}": values[:, j] for j in range(6)}})
+    calculator = rectools_metrics.PairwiseHammingDistanceCalculator(
+        pd.DataFrame(values, index=pd.Index(range(27)))
+    )
+    reco = random_reco(seed)
+    for k in (1, 3, 10):
+        theirs = _quiet(rectools_metrics.IntraListDiversity(k=k, distance_calculator=calculator)
+                        .calc_per_user, to_rectools(reco))
+        ours = recsys.intra_list_diversity(reco, features, k=k)
+        _assert_same(_per_user_frame(ours, "ild"), theirs)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Literal
 
 import polars as pl
 
@@ -31,6 +32,9 @@ ITEM_COUNT = "item_count"
 POP_RANK = "pop_rank"
 TRAIN_USERS = "train_users"
 TRAIN_ROWS = "train_rows"
+LONG_TAIL = "long_tail"
+
+HeadBy = Literal["items", "interactions"]
 
 
 def _is_instance(obj: object, module: str, name: str) -> bool:
@@ -118,21 +122,48 @@ def interactions_table(source: object, argument: str) -> pl.LazyFrame:
     return frame.select(USER, ITEM).unique(maintain_order=False)
 
 
-def item_popularity(train: object, argument: str = "train") -> pl.LazyFrame:
-    """Per item of ``train``: distinct users, interactions, and popularity rank.
+def item_popularity(
+    train: object,
+    argument: str = "train",
+    *,
+    head_share: float = 0.2,
+    head_by: HeadBy = "items",
+) -> pl.LazyFrame:
+    """Per item of ``train``: distinct users, interactions, popularity rank, long tail.
 
     ``item_users`` counts distinct users (RecTools' ``MeanInvUserFreq``),
     ``item_count`` counts rows, repeats included (RecTools' ``AvgRecPopularity``
     and ``Serendipity``), and ``pop_rank`` ranks the distinct ``item_count``
     values densely, most frequent first (``Serendipity``).
+
+    ``long_tail`` is False for the short head (Abdollahpouri et al.): with
+    ``head_by="items"``, the ``ceil(head_share * n)`` most frequent of the ``n``
+    training items (the paper's split: the top 20% of items, ``head_share=0.2``);
+    with ``head_by="interactions"``, the most frequent items that together hold
+    the first ``head_share`` of the training rows (e.g. 0.8 for the Pareto
+    split). Ties in count are ordered by item id. An item never seen in training
+    is in the tail (:func:`prepare` fills it).
     """
+    if not 0 <= head_share <= 1:
+        msg = f"`head_share` must be in [0, 1], got {head_share!r}"
+        raise ValueError(msg)
+    if head_by not in ("items", "interactions"):
+        msg = f"`head_by` must be 'items' or 'interactions', got {head_by!r}"
+        raise ValueError(msg)
     frame = as_lazy(train, argument)
     _require(frame, argument, (USER, ITEM))
     per_item = frame.group_by(ITEM).agg(
         pl.col(USER).n_unique().alias(ITEM_USERS), pl.len().alias(ITEM_COUNT)
     )
-    return per_item.with_columns(
-        pl.col(ITEM_COUNT).rank("dense", descending=True).cast(pl.Int64).alias(POP_RANK)
+    ordered = per_item.sort(ITEM_COUNT, ITEM, descending=[True, False])
+    if head_by == "items":
+        head = pl.int_range(pl.len()) < (pl.len() * head_share).ceil()
+    else:
+        before = pl.col(ITEM_COUNT).cum_sum() - pl.col(ITEM_COUNT)
+        head = before < pl.col(ITEM_COUNT).sum() * head_share
+    return ordered.with_columns(
+        pl.col(ITEM_COUNT).rank("dense", descending=True).cast(pl.Int64).alias(POP_RANK),
+        (~head).alias(LONG_TAIL),
     )
 
 
@@ -178,13 +209,19 @@ def prepare(
     interactions: object | None = None,
     train: object | None = None,
     check_repeats: bool = True,
+    head_share: float = 0.2,
+    head_by: HeadBy = "items",
 ) -> pl.LazyFrame:
     """The one frame the per-user expressions of :mod:`polars_rankmetrics.recsys` read.
 
     Columns: ``user, item, rank`` (null for test pairs not recommended),
     ``relevant`` (the pair is in ``interactions``), and with ``train`` the item's
     popularity columns of :func:`item_popularity` (null for items never seen in
-    training; ``train_users`` and ``train_rows`` filled on every row).
+    training, but ``long_tail`` True; ``train_users`` and ``train_rows`` filled
+    on every row). ``head_share`` and ``head_by`` split the short head from the
+    long tail, as in :func:`item_popularity`. ``check_repeats`` raises on a
+    (user, item) pair recommended twice (leave it on, except to measure
+    :func:`~.novelty.unrepeated_reco`).
 
     Examples
     --------
@@ -212,5 +249,8 @@ def prepare(
     frame = judged(ranked, test)
     if train is None:
         return frame
-    frame = frame.join(item_popularity(train), on=ITEM, how="left")
+    popularity = item_popularity(train, head_share=head_share, head_by=head_by)
+    frame = frame.join(popularity, on=ITEM, how="left").with_columns(
+        pl.col(LONG_TAIL).fill_null(True)
+    )
     return frame.join(train_totals(train), how="cross")
