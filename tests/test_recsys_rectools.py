@@ -178,3 +178,43 @@ def test_intra_list_diversity_hamming(seed: int) -> None:
                         .calc_per_user, to_rectools(reco))
         ours = recsys.intra_list_diversity(reco, features, k=k)
         _assert_same(_per_user_frame(ours, "ild"), theirs)
+
+
+def test_evaluate_matches_calc_metrics() -> None:
+    m = rectools_metrics
+    reco, test, train = random_reco(7), random_interactions(7), _train(7)
+    other = random_reco(8)
+    catalog = list(range(30))
+    theirs_metrics = {
+        "Precision@5": m.Precision(k=5),
+        "Recall@5": m.Recall(k=5),
+        "MAP@5": m.MAP(k=5),
+        "MAP@5(divide_by_k=true)": m.MAP(k=5, divide_by_k=True),
+        "NDCG@5": m.NDCG(k=5),
+        "MRR@5": m.MRR(k=5),
+        "HitRate@3": m.HitRate(k=3),
+        "PartialAUC@4": m.PartialAUC(k=4),
+        "PAP@4": m.PAP(k=4),
+        "MeanInvUserFreq@5": m.MeanInvUserFreq(k=5),
+        "AvgRecPopularity@5(normalize=true)": m.AvgRecPopularity(k=5, normalize=True),
+        "Serendipity@5": m.Serendipity(k=5),
+        "CatalogCoverage@5": m.CatalogCoverage(k=5),
+        "CoveredUsers@5": m.CoveredUsers(k=5),
+        "SufficientReco@5(deep=true)": m.SufficientReco(k=5, deep=True),
+        "UnrepeatedReco@5": m.UnrepeatedReco(k=5),
+        "Intersection@5": m.Intersection(k=5),
+    }
+    theirs = _quiet(
+        m.calc_metrics, theirs_metrics, to_rectools(reco), to_rectools(test), to_rectools(train),
+        catalog, {"other": to_rectools(other)},
+    )
+    theirs["Intersection@5"] = theirs.pop("Intersection@5_other")
+    names = [name if name != "Intersection@5" else "Intersection@5(ref=other)"
+             for name in theirs_metrics]
+    result = recsys.evaluate(
+        {"main": reco, "other": other}, metrics=names, interactions=test, train=train,
+        catalog=len(catalog),
+    )
+    row = result.summary.filter(pl.col("model") == "main").row(0, named=True)
+    for name, label in zip(theirs_metrics, names, strict=True):
+        assert row[label] == pytest.approx(theirs[name], abs=1e-9), name

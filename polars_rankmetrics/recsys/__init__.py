@@ -40,8 +40,10 @@ from polars_rankmetrics.recsys.diversity import (
     intra_list_similarity,
     recommenders_diversity,
 )
+from polars_rankmetrics.recsys.evaluate import RecsysEvaluation, evaluate
 from polars_rankmetrics.recsys.frames import item_popularity, prepare, recommendations
 from polars_rankmetrics.recsys.history import miscalibration, recommenders_serendipity
+from polars_rankmetrics.recsys.names import METRICS
 from polars_rankmetrics.recsys.novelty import (
     aclt,
     aplt,
@@ -56,6 +58,8 @@ from polars_rankmetrics.recsys.novelty import (
 )
 
 __all__ = [
+    "METRICS",
+    "RecsysEvaluation",
     "aclt",
     "aplt",
     "auc_insufficient",
@@ -63,6 +67,7 @@ __all__ = [
     "catalog_coverage",
     "covered_users",
     "distributional_coverage",
+    "evaluate",
     "expected_popularity_complement",
     "exposure_disparity",
     "gini_index",
