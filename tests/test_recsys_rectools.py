@@ -27,12 +27,10 @@ def _per_user(frame: pl.LazyFrame, expr: pl.Expr) -> dict[int, float]:
 
 
 def _assert_same(ours: dict[int, float], theirs: Any) -> None:
-    """Equal per user and in the mean; a missing value (null, NaN, no row) is the same on both sides."""
-    expected = {
-        int(user): float(value) for user, value in theirs.items() if not math.isnan(value)
-    }
+    """Equal per user and in the mean; a missing value (null, NaN, no row) matches a missing one."""
+    expected = {int(user): float(value) for user, value in theirs.items() if not math.isnan(value)}
     got = {user: value for user, value in ours.items() if not math.isnan(value)}
-    assert set(got) == set(expected), (sorted(set(got) ^ set(expected)))
+    assert set(got) == set(expected), sorted(set(got) ^ set(expected))
     for user, value in expected.items():
         assert got[user] == pytest.approx(value, abs=1e-9, nan_ok=True), user
     mean_ours = np.nanmean(list(got.values())) if got else math.nan
@@ -53,23 +51,35 @@ def _accuracy_cases() -> list[tuple[str, Any, pl.Expr]]:
     for k in (1, 3, 5, 10):
         cases += [
             (f"precision@{k}", m.Precision(k=k), recsys.precision_at_k(k)),
-            (f"r_precision@{k}", m.Precision(k=k, r_precision=True),
-             recsys.precision_at_k(k, r_precision=True)),
+            (
+                f"r_precision@{k}",
+                m.Precision(k=k, r_precision=True),
+                recsys.precision_at_k(k, r_precision=True),
+            ),
             (f"recall@{k}", m.Recall(k=k), recsys.recall_at_k(k)),
             (f"f1@{k}", m.F1Beta(k=k, beta=2.0), recsys.f1_beta_at_k(k, beta=2.0)),
             (f"hit_rate@{k}", m.HitRate(k=k), recsys.hit_rate_at_k(k)),
             (f"map@{k}", m.MAP(k=k), recsys.map_at_k(k)),
             (f"map_k@{k}", m.MAP(k=k, divide_by_k=True), recsys.map_at_k(k, divide_by_k=True)),
             (f"ndcg@{k}", m.NDCG(k=k), recsys.ndcg_at_k(k)),
-            (f"ndcg_e@{k}", m.NDCG(k=k, log_base=3, divide_by_achievable=True),
-             recsys.ndcg_at_k(k, log_base=3, divide_by_achievable=True)),
+            (
+                f"ndcg_e@{k}",
+                m.NDCG(k=k, log_base=3, divide_by_achievable=True),
+                recsys.ndcg_at_k(k, log_base=3, divide_by_achievable=True),
+            ),
             (f"mrr@{k}", m.MRR(k=k), recsys.mrr_at_k(k)),
             (f"pauc@{k}", m.PartialAUC(k=k), recsys.partial_auc_at_k(k)),
             (f"pap@{k}", m.PAP(k=k), recsys.pap_at_k(k)),
-            (f"pauc_x@{k}", m.PartialAUC(k=k, insufficient_handling="exclude"),
-             recsys.partial_auc_at_k(k, insufficient="exclude")),
-            (f"pap_x@{k}", m.PAP(k=k, insufficient_handling="exclude"),
-             recsys.pap_at_k(k, insufficient="exclude")),
+            (
+                f"pauc_x@{k}",
+                m.PartialAUC(k=k, insufficient_handling="exclude"),
+                recsys.partial_auc_at_k(k, insufficient="exclude"),
+            ),
+            (
+                f"pap_x@{k}",
+                m.PAP(k=k, insufficient_handling="exclude"),
+                recsys.pap_at_k(k, insufficient="exclude"),
+            ),
         ]
     return cases
 
@@ -110,21 +120,47 @@ def test_beyond_accuracy_per_user_and_mean(seed: int) -> None:
     n_items = 30
     for k in (1, 3, 10):
         cases: list[tuple[str, Any, pl.Expr]] = [
-            ("miuf", _quiet(m.MeanInvUserFreq(k=k).calc_per_user, pd_reco, pd_train),
-             recsys.mean_inv_user_freq(k)),
-            ("arp", _quiet(m.AvgRecPopularity(k=k).calc_per_user, pd_reco, pd_train),
-             recsys.avg_rec_popularity(k)),
-            ("arp_n", _quiet(m.AvgRecPopularity(k=k, normalize=True).calc_per_user, pd_reco,
-                             pd_train), recsys.avg_rec_popularity(k, normalize=True)),
-            ("serendipity", _quiet(m.Serendipity(k=k).calc_per_user, pd_reco, pd_test, pd_train,
-                                   list(range(n_items))),
-             recsys.serendipity(k, n_items=n_items)),
-            ("covered", _quiet(m.CoveredUsers(k=k).calc_per_user, pd_reco, pd_test),
-             recsys.covered_users(k)),
-            ("sufficient", _quiet(m.SufficientReco(k=k).calc_per_user, pd_reco),
-             recsys.sufficient_reco(k)),
-            ("sufficient_deep", _quiet(m.SufficientReco(k=k, deep=True).calc_per_user, pd_reco),
-             recsys.sufficient_reco(k, deep=True)),
+            (
+                "miuf",
+                _quiet(m.MeanInvUserFreq(k=k).calc_per_user, pd_reco, pd_train),
+                recsys.mean_inv_user_freq(k),
+            ),
+            (
+                "arp",
+                _quiet(m.AvgRecPopularity(k=k).calc_per_user, pd_reco, pd_train),
+                recsys.avg_rec_popularity(k),
+            ),
+            (
+                "arp_n",
+                _quiet(m.AvgRecPopularity(k=k, normalize=True).calc_per_user, pd_reco, pd_train),
+                recsys.avg_rec_popularity(k, normalize=True),
+            ),
+            (
+                "serendipity",
+                _quiet(
+                    m.Serendipity(k=k).calc_per_user,
+                    pd_reco,
+                    pd_test,
+                    pd_train,
+                    list(range(n_items)),
+                ),
+                recsys.serendipity(k, n_items=n_items),
+            ),
+            (
+                "covered",
+                _quiet(m.CoveredUsers(k=k).calc_per_user, pd_reco, pd_test),
+                recsys.covered_users(k),
+            ),
+            (
+                "sufficient",
+                _quiet(m.SufficientReco(k=k).calc_per_user, pd_reco),
+                recsys.sufficient_reco(k),
+            ),
+            (
+                "sufficient_deep",
+                _quiet(m.SufficientReco(k=k, deep=True).calc_per_user, pd_reco),
+                recsys.sufficient_reco(k, deep=True),
+            ),
         ]
         for name, theirs, expr in cases:
             try:
@@ -136,11 +172,14 @@ def test_beyond_accuracy_per_user_and_mean(seed: int) -> None:
 @pytest.mark.parametrize("deep", [False, True])
 def test_unrepeated_reco(deep: bool) -> None:
     reco = random_reco(3)
-    repeated = pl.concat([reco, reco.filter(pl.col("user") % 3 == 0).with_columns(pl.col("rank") + 1)])
+    repeated = pl.concat(
+        [reco, reco.filter(pl.col("user") % 3 == 0).with_columns(pl.col("rank") + 1)]
+    )
     frame = recsys.prepare(repeated, check_repeats=False)
     for k in (1, 2, 5):
-        theirs = _quiet(rectools_metrics.UnrepeatedReco(k=k, deep=deep).calc_per_user,
-                        to_rectools(repeated))
+        theirs = _quiet(
+            rectools_metrics.UnrepeatedReco(k=k, deep=deep).calc_per_user, to_rectools(repeated)
+        )
         _assert_same(_per_user(frame, recsys.unrepeated_reco(k, deep=deep)), theirs)
 
 
@@ -156,8 +195,11 @@ def test_catalog_coverage_and_intersection() -> None:
         )
         for ref_k in (None, 2, 7):
             ours = recsys.intersection(reco, other, k=k, ref_k=ref_k)
-            theirs = _quiet(m.Intersection(k=k, ref_k=ref_k).calc_per_user, to_rectools(reco),
-                            to_rectools(other))
+            theirs = _quiet(
+                m.Intersection(k=k, ref_k=ref_k).calc_per_user,
+                to_rectools(reco),
+                to_rectools(other),
+            )
             _assert_same(_per_user_frame(ours, "intersection"), theirs)
 
 
@@ -174,8 +216,10 @@ def test_intra_list_diversity_hamming(seed: int) -> None:
     )
     reco = random_reco(seed)
     for k in (1, 3, 10):
-        theirs = _quiet(rectools_metrics.IntraListDiversity(k=k, distance_calculator=calculator)
-                        .calc_per_user, to_rectools(reco))
+        theirs = _quiet(
+            rectools_metrics.IntraListDiversity(k=k, distance_calculator=calculator).calc_per_user,
+            to_rectools(reco),
+        )
         ours = recsys.intra_list_diversity(reco, features, k=k)
         _assert_same(_per_user_frame(ours, "ild"), theirs)
 
@@ -205,14 +249,23 @@ def test_evaluate_matches_calc_metrics() -> None:
         "Intersection@5": m.Intersection(k=5),
     }
     theirs = _quiet(
-        m.calc_metrics, theirs_metrics, to_rectools(reco), to_rectools(test), to_rectools(train),
-        catalog, {"other": to_rectools(other)},
+        m.calc_metrics,
+        theirs_metrics,
+        to_rectools(reco),
+        to_rectools(test),
+        to_rectools(train),
+        catalog,
+        {"other": to_rectools(other)},
     )
     theirs["Intersection@5"] = theirs.pop("Intersection@5_other")
-    names = [name if name != "Intersection@5" else "Intersection@5(ref=other)"
-             for name in theirs_metrics]
+    names = [
+        name if name != "Intersection@5" else "Intersection@5(ref=other)" for name in theirs_metrics
+    ]
     result = recsys.evaluate(
-        {"main": reco, "other": other}, metrics=names, interactions=test, train=train,
+        {"main": reco, "other": other},
+        metrics=names,
+        interactions=test,
+        train=train,
         catalog=len(catalog),
     )
     row = result.summary.filter(pl.col("model") == "main").row(0, named=True)

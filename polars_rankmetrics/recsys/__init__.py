@@ -70,6 +70,7 @@ __all__ = [
     "evaluate",
     "expected_popularity_complement",
     "exposure_disparity",
+    "f1_beta_at_k",
     "gini_index",
     "group_exposure",
     "hit_rate_at_k",

@@ -64,24 +64,24 @@ def precision_at_k(k: int, *, r_precision: bool = False) -> pl.Expr:
     >>> frame = recsys.prepare(reco, interactions=test)
     >>> frame.group_by("user").agg(recsys.precision_at_k(2)).sort("user").collect()
     shape: (2, 2)
-    ┌──────┬─────────┐
-    │ user ┆ literal │
-    │ ---  ┆ ---     │
-    │ i64  ┆ f64     │
-    ╞══════╪═════════╡
-    │ 1    ┆ 0.5     │
-    │ 2    ┆ 0.5     │
-    └──────┴─────────┘
+    ┌──────┬───────────┐
+    │ user ┆ precision │
+    │ ---  ┆ ---       │
+    │ i64  ┆ f64       │
+    ╞══════╪═══════════╡
+    │ 1    ┆ 0.5       │
+    │ 2    ┆ 0.5       │
+    └──────┴───────────┘
     """
     k = check_k(k)
     denominator = pl.min_horizontal(pl.lit(k), _n_relevant()) if r_precision else pl.lit(k)
-    return _per_test_user(_hits(k) / denominator.cast(pl.Float64))
+    return _per_test_user(_hits(k) / denominator.cast(pl.Float64)).alias("precision")
 
 
 def recall_at_k(k: int) -> pl.Expr:
     """RecTools' ``Recall``: test items ranked ``<= k`` over the user's test items R."""
     k = check_k(k)
-    return _per_test_user(_hits(k) / _n_relevant().cast(pl.Float64))
+    return _per_test_user(_hits(k) / _n_relevant().cast(pl.Float64)).alias("recall")
 
 
 def f1_beta_at_k(k: int, *, beta: float = 1.0) -> pl.Expr:
@@ -94,13 +94,13 @@ def f1_beta_at_k(k: int, *, beta: float = 1.0) -> pl.Expr:
     precision = _hits(k) / float(k)
     recall = _hits(k) / _n_relevant().cast(pl.Float64)
     value = (1 + weight) * precision * recall / (weight * precision + recall)
-    return _per_test_user(pl.when(_hits(k) == 0).then(0.0).otherwise(value))
+    return _per_test_user(pl.when(_hits(k) == 0).then(0.0).otherwise(value)).alias("f1_beta")
 
 
 def hit_rate_at_k(k: int) -> pl.Expr:
     """RecTools' ``HitRate``: 1.0 when a test item is ranked ``<= k``, else 0.0."""
     k = check_k(k)
-    return _per_test_user((_hits(k) > 0).cast(pl.Float64))
+    return _per_test_user((_hits(k) > 0).cast(pl.Float64)).alias("hit_rate")
 
 
 def map_at_k(k: int, *, divide_by_k: bool = False) -> pl.Expr:
@@ -119,13 +119,11 @@ def map_at_k(k: int, *, divide_by_k: bool = False) -> pl.Expr:
     last_of_rank = (hit_ranks != hit_ranks.shift(-1)).fill_null(True)
     total = (hits_so_far / hit_ranks).filter(last_of_rank).sum()
     denominator = pl.lit(float(k)) if divide_by_k else _n_relevant().cast(pl.Float64)
-    return _per_test_user(total / denominator)
+    return _per_test_user(total / denominator).alias("map")
 
 
-def _log(value: pl.Expr | float, base: float) -> pl.Expr | float:
-    if isinstance(value, pl.Expr):
-        return value.log() / math.log(base)
-    return math.log(value) / math.log(base)
+def _log(value: pl.Expr, base: float) -> pl.Expr:
+    return value.log() / math.log(base)
 
 
 def ndcg_at_k(k: int, *, log_base: float = 2, divide_by_achievable: bool = False) -> pl.Expr:
@@ -142,27 +140,25 @@ def ndcg_at_k(k: int, *, log_base: float = 2, divide_by_achievable: bool = False
     if not log_base > 1:
         msg = f"`log_base` must be > 1, got {log_base!r}"
         raise ValueError(msg)
-    gains = [1 / float(_log(rank + 1, log_base)) for rank in range(1, k + 1)]
+    gains = [math.log(log_base) / math.log(rank + 1) for rank in range(1, k + 1)]
     cumulative = [0.0]
     for gain in gains:
         cumulative.append(cumulative[-1] + gain)
-    dcg = (
-        1.0 / _log(_rank.filter(_relevant & (_rank <= k)).cast(pl.Float64) + 1, log_base)  # type: ignore[operator]
-    ).sum()
+    dcg = (1.0 / _log(_rank.filter(_relevant & (_rank <= k)).cast(pl.Float64) + 1, log_base)).sum()
     if divide_by_achievable:
         ideal = pl.min_horizontal(_n_relevant(), pl.lit(k)).replace_strict(
             dict(enumerate(cumulative)), return_dtype=pl.Float64
         )
     else:
         ideal = pl.lit(cumulative[-1])
-    return _per_test_user(dcg / ideal)
+    return _per_test_user(dcg / ideal).alias("ndcg")
 
 
 def mrr_at_k(k: int) -> pl.Expr:
     """RecTools' ``MRR``: 1 / the rank of the first hit ranked ``<= k``, else 0."""
     k = check_k(k)
     first = _rank.filter(_relevant & (_rank <= k)).min().cast(pl.Float64)
-    return _per_test_user((1.0 / first).fill_null(0.0))
+    return _per_test_user((1.0 / first).fill_null(0.0)).alias("mrr")
 
 
 class _AUCParts:
@@ -230,11 +226,11 @@ def partial_auc_at_k(k: int, *, insufficient: Insufficient = "ignore") -> pl.Exp
 
 
 def pap_at_k(k: int, *, insufficient: Insufficient = "ignore") -> pl.Expr:
-    """RecTools' ``PAP``: :func:`partial_auc_at_k` counting the first ``k`` hits, over ``min(R, k) k``."""
+    """RecTools' ``PAP``: :func:`partial_auc_at_k` over the first ``k`` hits, by ``min(R, k) k``."""
     return _auc(k, insufficient, capped=True, name="pap")
 
 
 def auc_insufficient(k: int) -> pl.Expr:
     """True for a test user with fewer than ``k`` negatives and a test item not recommended."""
     k = check_k(k)
-    return _per_test_user(_AUCParts().insufficient(k))
+    return _per_test_user(_AUCParts().insufficient(k)).alias("auc_insufficient")

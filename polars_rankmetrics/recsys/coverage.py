@@ -1,4 +1,4 @@
-"""Catalogue-wide metrics: coverage, exposure concentration, Recommenders' novelty, exposure by group.
+"""Catalogue-wide metrics: coverage, exposure concentration and groups, Recommenders' novelty.
 
 Each is a function over whole frames (any input of :func:`~.frames.as_lazy`)
 that returns a float or a small DataFrame: the value is over the catalogue,
@@ -54,10 +54,12 @@ def catalog_coverage(
     --------
     >>> from polars_rankmetrics import recsys
     >>> reco = pl.DataFrame({"user": [1, 1, 2, 2], "item": [1, 2, 1, 3], "rank": [1, 2, 1, 2]})
-    >>> recsys.catalog_coverage(reco, 1), recsys.catalog_coverage(reco, 2, catalog=10, normalize=True)
-    (1.0, 0.3)
+    >>> recsys.catalog_coverage(reco, 1)
+    1.0
+    >>> recsys.catalog_coverage(reco, 2, catalog=10, normalize=True)
+    0.3
     """
-    count = _top(reco, k).select(pl.col(ITEM).n_unique()).collect().item()
+    count = int(_top(reco, k).select(pl.col(ITEM).n_unique()).collect().item())
     if normalize:
         if catalog is None:
             msg = "`catalog` is required with `normalize=True`"
@@ -68,13 +70,13 @@ def catalog_coverage(
 
 def prediction_coverage(reco: object, *, catalog: Catalog) -> float:
     """Prediction coverage (Ge et al. 2010): the share of the catalogue in any list, at any rank."""
-    count = recommendations(reco).select(pl.col(ITEM).n_unique()).collect().item()
+    count = int(recommendations(reco).select(pl.col(ITEM).n_unique()).collect().item())
     return count / _catalog_size(catalog)
 
 
 def user_coverage(reco: object, users: object, *, k: int, min_items: int = 1) -> float:
     """
-    The share of ``users`` (a frame with a ``user`` column) with ``min_items`` items ranked ``<= k``.
+    The share of ``users`` (a frame with a ``user`` column) with ``min_items`` items ``<= k``.
 
     ``min_items=1`` is RecTools' ``CoveredUsers`` mean over the test users;
     ``min_items=k`` asks for full lists (``SufficientReco`` over those users).
@@ -90,7 +92,7 @@ def user_coverage(reco: object, users: object, *, k: int, min_items: int = 1) ->
 
 
 def recommenders_catalog_coverage(reco: object, train: object) -> float:
-    """Microsoft Recommenders' ``catalog_coverage``: distinct recommended items over distinct training items.
+    """Microsoft Recommenders' ``catalog_coverage``: distinct items recommended over trained.
 
     Every row of ``reco`` counts (no cut-off; cut it first), as in Recommenders.
     """
@@ -112,7 +114,7 @@ def _exposure_counts(reco: object, k: int | None, catalog: Catalog | None) -> li
 
 def gini_index(reco: object, *, k: int | None = None, catalog: Catalog | None = None) -> float:
     r"""
-    The Gini index of item exposure: 0 when every item is recommended equally often, near 1 when one is.
+    The Gini index of item exposure: 0 when all items are recommended equally, near 1 if one is.
 
     .. math:: G = \frac{\sum_{j=1}^{n} (2j - n - 1)\, c_{(j)}}{n \sum_j c_j}
 
@@ -131,7 +133,7 @@ def gini_index(reco: object, *, k: int | None = None, catalog: Catalog | None = 
 
 def shannon_entropy(reco: object, *, k: int | None = None, base: float = 2) -> float:
     r"""
-    The Shannon entropy of item exposure, :math:`-\sum_i p_i \log p_i`, ``p_i`` the item's share of rows.
+    The Shannon entropy of item exposure, :math:`-\sum_i p_i \log p_i`, ``p_i`` an item's share.
 
     Over the rows ranked ``<= k`` (every row without ``k``). With ``base=2``
     and no ``k`` this is Microsoft Recommenders' ``distributional_coverage``.
@@ -146,7 +148,7 @@ def shannon_entropy(reco: object, *, k: int | None = None, base: float = 2) -> f
 
 
 def distributional_coverage(reco: object) -> float:
-    """Microsoft Recommenders' ``distributional_coverage``: :func:`shannon_entropy` in bits of every row."""
+    """Microsoft Recommenders' ``distributional_coverage``: :func:`shannon_entropy` in bits."""
     return shannon_entropy(reco, base=2)
 
 
@@ -267,7 +269,7 @@ def intersection(
     reco: object, ref_reco: object, *, k: int, ref_k: int | None = None
 ) -> pl.DataFrame:
     """
-    RecTools' ``Intersection``: the share of a user's top ``k`` that ``ref_reco``'s top ``ref_k`` holds too.
+    RecTools' ``Intersection``: the share of a user's top ``k`` in ``ref_reco``'s top ``ref_k``.
 
     Per user with an item ranked ``<= k`` in ``reco``: the items ranked
     ``<= ref_k`` (default ``k``) in ``ref_reco`` among them, over their number.

@@ -97,7 +97,7 @@ def _pair_distances(block: FloatArray, distance: Distance) -> FloatArray:
     """``(B, L, L)`` distances of the ``(B, L, d)`` feature block; NaN where a row has NaN."""
     import numpy as np
 
-    absent = np.isnan(block).any(axis=2)
+    absent = np.asarray(np.isnan(block).any(axis=2), dtype=bool)
     if distance == "hamming":
         result = (block[:, :, None, :] != block[:, None, :, :]).sum(axis=3).astype(np.float64)
     elif distance == "cosine":
@@ -114,7 +114,7 @@ def _pair_distances(block: FloatArray, distance: Distance) -> FloatArray:
         with np.errstate(invalid="ignore", divide="ignore"):
             result = np.where(union > 0, 1.0 - shared / union, 0.0)
     result[absent[:, :, None] | absent[:, None, :]] = np.nan
-    return result
+    return np.asarray(result, dtype=np.float64)
 
 
 def _mean_pair_values(
@@ -202,7 +202,8 @@ def intra_list_similarity(
     Intra-list similarity (Ziegler et al. 2005): the mean of ``1 - distance`` over a list's pairs.
 
     As :func:`intra_list_diversity`, with a similarity (cosine or Jaccard)
-    instead of a distance; null for a list of one item. Microsoft Recommenders' ``user_diversity`` with
+    instead of a distance; null for a list of one item. Microsoft Recommenders'
+    ``user_diversity`` with
     ``item_feature_vector`` is ``1 -`` this value with missing pairs counted as
     similarity 0: :func:`recommenders_diversity`. Returns ``user, ils``.
     """

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
@@ -20,7 +20,6 @@ from polars_rankmetrics.recsys import accuracy
 from polars_rankmetrics.recsys.coverage import Catalog, _catalog_size, intersection
 from polars_rankmetrics.recsys.diversity import intra_list_diversity, intra_list_similarity
 from polars_rankmetrics.recsys.frames import (
-    HeadBy,
     ITEM,
     ITEM_COUNT,
     LONG_TAIL,
@@ -28,6 +27,7 @@ from polars_rankmetrics.recsys.frames import (
     RELEVANT,
     TRAIN_ROWS,
     USER,
+    HeadBy,
     as_lazy,
     check_unique_reco,
     interactions_table,
@@ -65,11 +65,11 @@ class RecsysEvaluation:
     per_user: pl.DataFrame
     summary: pl.DataFrame
 
-    def chart(self, x: str, y: str) -> altair.Chart:
+    def chart(self, x: str, y: str) -> altair.LayerChart:
         """A scatter of the models' ``summary``: e.g. accuracy against novelty. Needs altair."""
         from polars_rankmetrics.recsys.plot import tradeoff_chart
 
-        return tradeoff_chart(self.summary, x=x, y=y)
+        return tradeoff_chart(self.summary, x=x, y=y, model=self.summary.columns[0])
 
 
 def _models(reco: object, model: str) -> dict[str, pl.LazyFrame]:
@@ -152,16 +152,20 @@ def _frame_metric(
     k = spec.k or 1
     options = spec.options
     if spec.name == "IntraListDiversity":
-        result = intra_list_diversity(reco, features, k=k, distance=options.get("distance", "hamming"))
+        result = intra_list_diversity(
+            reco, features, k=k, distance=options.get("distance", "hamming")
+        )
     elif spec.name == "IntraListSimilarity":
-        result = intra_list_similarity(reco, features, k=k, distance=options.get("distance", "cosine"))
+        result = intra_list_similarity(
+            reco, features, k=k, distance=options.get("distance", "cosine")
+        )
     elif spec.name == "Miscalibration":
         result = miscalibration(reco, train, genres, k=k, alpha=options.get("alpha", 0.01))
     elif spec.name == "RecommendersSerendipity":
         top = reco.filter(pl.col(RANK) <= k)
         result = recommenders_serendipity(top, train, features=features)
     else:  # Intersection
-        reference = options.get("ref")
+        reference = str(options.get("ref"))
         if reference not in models:
             msg = f"{spec.label!r}: `ref` must name one of the models {sorted(models)}"
             raise ValueError(msg)
@@ -227,9 +231,8 @@ def evaluate(
     ... )
     >>> test = pl.DataFrame({"user": [1, 2], "item": ["c", "b"]})
     >>> train = pl.DataFrame({"user": [3, 3, 4, 5], "item": ["a", "b", "a", "c"]})
-    >>> result = recsys.evaluate(
-    ...     reco, interactions=test, train=train, metrics=["NDCG@2", "MeanInvUserFreq@2", "CatalogCoverage@2"]
-    ... )
+    >>> names = ["NDCG@2", "MeanInvUserFreq@2", "CatalogCoverage@2"]
+    >>> result = recsys.evaluate(reco, interactions=test, train=train, metrics=names)
     >>> result.summary
     shape: (2, 4)
     ┌───────┬──────────┬───────────────────┬───────────────────┐
@@ -237,8 +240,8 @@ def evaluate(
     │ ---   ┆ ---      ┆ ---               ┆ ---               │
     │ str   ┆ f64      ┆ f64               ┆ f64               │
     ╞═══════╪══════════╪═══════════════════╪═══════════════════╡
-    │ knn   ┆ 0.693426 ┆ 1.084963          ┆ 4.0               │
-    │ pop   ┆ 0.23719  ┆ 1.084963          ┆ 2.0               │
+    │ knn   ┆ 0.613147 ┆ 1.334963          ┆ 4.0               │
+    │ pop   ┆ 0.193426 ┆ 1.084963          ┆ 2.0               │
     └───────┴──────────┴───────────────────┴───────────────────┘
     """
     if isinstance(metrics, str) or not metrics:
@@ -273,12 +276,15 @@ def evaluate(
         score = -pl.col(RANK).cast(pl.Float64)
         user_exprs.append(
             library_metrics(
-                pl.col(RELEVANT).cast(pl.Int32), registry, by=[score, pl.col(ITEM)],
+                pl.col(RELEVANT).cast(pl.Int32),
+                registry,
+                by=[score, pl.col(ITEM)],
                 descending=[True, False],
             ).alias("__registry")
         )
     raising = [
-        spec for spec in user_specs
+        spec
+        for spec in user_specs
         if spec.name in ("PartialAUC", "PAP") and spec.options.get("insufficient") == "raise"
     ]
     user_exprs += [
@@ -287,11 +293,19 @@ def evaluate(
     ]
     catalog_exprs = [
         _catalog_expr(spec, catalog).alias(spec.label)
-        for spec in specs if METRICS[spec.name].kind == "catalog"
+        for spec in specs
+        if METRICS[spec.name].kind == "catalog"
     ]
 
-    models = {name: recommendations(frame, f"reco[{name!r}]") for name, frame in _models(reco, model).items()}
-    test = None if interactions is None else interactions_table(interactions, "interactions").collect().lazy()
+    models = {
+        name: recommendations(frame, f"reco[{name!r}]")
+        for name, frame in _models(reco, model).items()
+    }
+    test = (
+        None
+        if interactions is None
+        else interactions_table(interactions, "interactions").collect().lazy()
+    )
     popularity = totals = None
     if train is not None:
         popularity, totals = (
@@ -320,8 +334,12 @@ def evaluate(
             )
         unrepeated = [spec for spec in user_specs if spec.name == "UnrepeatedReco"]
         per_user = frame.group_by(USER).agg(
-            [expr for spec, expr in zip(user_specs, user_exprs, strict=False)
-             if spec.name != "UnrepeatedReco"] + user_exprs[len(user_specs):]
+            [
+                expr
+                for spec, expr in zip(user_specs, user_exprs, strict=False)
+                if spec.name != "UnrepeatedReco"
+            ]
+            + user_exprs[len(user_specs) :]
         )
         if registry:
             per_user = per_user.unnest("__registry")
@@ -337,9 +355,9 @@ def evaluate(
     per_users, catalog_rows = [], []
     frame_specs = [spec for spec in specs if METRICS[spec.name].kind == "frame"]
     for index, name in enumerate(models):
-        per_user, catalog_values = collected[2 * index], collected[2 * index + 1]
+        values_of_user, catalog_values = collected[2 * index], collected[2 * index + 1]
         for i, spec in enumerate(raising):
-            count = per_user[f"__insufficient{i}"].sum()
+            count = values_of_user[f"__insufficient{i}"].sum()
             if count:
                 msg = (
                     f"{spec.label!r}: {count} users of model {name!r} have fewer than {spec.k} "
@@ -347,17 +365,20 @@ def evaluate(
                     "insufficient=exclude or insufficient=ignore"
                 )
                 raise ValueError(msg)
-        per_user = per_user.drop([f"__insufficient{i}" for i in range(len(raising))])
+        values_of_user = values_of_user.drop([f"__insufficient{i}" for i in range(len(raising))])
         for spec in frame_specs:
             values = _frame_metric(
                 spec, name, models[name], models, train=train, features=features, genres=genres
             )
-            per_user = per_user.join(values, on=USER, how="full", coalesce=True)
-        per_user = per_user.with_columns(pl.lit(name).alias(model))
-        per_users.append(per_user)
+            values_of_user = values_of_user.join(values, on=USER, how="full", coalesce=True)
+        per_users.append(values_of_user.with_columns(pl.lit(name).alias(model)))
         catalog_rows.append(catalog_values.with_columns(pl.lit(name).alias(model)))
 
-    user_columns = [label for label in metrics if label not in {s.label for s in specs if METRICS[s.name].kind == "catalog"}]
+    user_columns = [
+        label
+        for label in metrics
+        if label not in {s.label for s in specs if METRICS[s.name].kind == "catalog"}
+    ]
     expanded = [column for column in per_users[0].columns if column not in (USER, model)]
     ordered = [column for column in expanded if column in user_columns] + [
         column for column in expanded if column not in user_columns

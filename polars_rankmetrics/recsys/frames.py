@@ -62,9 +62,9 @@ def as_lazy(source: object, argument: str) -> pl.LazyFrame:
         msg = f"`{argument}`: expected a .parquet, .csv or .tsv file, got {str(source)!r}"
         raise ValueError(msg)
     if _is_instance(source, "pandas", "DataFrame"):
-        return pl.from_pandas(source).lazy()  # type: ignore[arg-type]
+        return pl.from_pandas(source).lazy()
     if _is_instance(source, "pyarrow", "Table") or _is_instance(source, "pyarrow", "RecordBatch"):
-        table = pl.from_arrow(source)  # type: ignore[arg-type]
+        table = pl.from_arrow(source)
         assert isinstance(table, pl.DataFrame)
         return table.lazy()
     if hasattr(source, "__arrow_c_stream__"):
@@ -176,9 +176,7 @@ def train_totals(train: object, argument: str = "train") -> pl.LazyFrame:
 
 def check_unique_reco(reco: pl.LazyFrame, argument: str = "reco") -> None:
     """Raise when a (user, item) pair is recommended twice (collects a small frame)."""
-    repeated = (
-        reco.group_by(USER, ITEM).agg(pl.len()).filter(pl.col("len") > 1).head(3).collect()
-    )
+    repeated = reco.group_by(USER, ITEM).agg(pl.len()).filter(pl.col("len") > 1).head(3).collect()
     if repeated.height:
         pairs = list(zip(repeated[USER].to_list(), repeated[ITEM].to_list(), strict=True))
         msg = (
@@ -229,18 +227,21 @@ def prepare(
     >>> reco = pl.DataFrame({"user": [1, 1, 2], "item": ["a", "b", "a"], "rank": [1, 2, 1]})
     >>> test = pl.DataFrame({"user": [1, 2], "item": ["b", "c"]})
     >>> train = pl.DataFrame({"user": [3, 3, 4], "item": ["a", "b", "a"]})
-    >>> recsys.prepare(reco, interactions=test, train=train).sort("user", "item").collect()
-    shape: (4, 9)
-    ┌──────┬──────┬──────┬──────────┬───┬────────────┬──────────┬─────────────┬────────────┐
-    │ user ┆ item ┆ rank ┆ relevant ┆ … ┆ item_count ┆ pop_rank ┆ train_users ┆ train_rows │
-    │ ---  ┆ ---  ┆ ---  ┆ ---      ┆   ┆ ---        ┆ ---      ┆ ---         ┆ ---        │
-    │ i64  ┆ str  ┆ i64  ┆ bool     ┆   ┆ u32        ┆ i64      ┆ u32         ┆ u32        │
-    ╞══════╪══════╪══════╪══════════╪═══╪════════════╪══════════╪═════════════╪════════════╡
-    │ 1    ┆ a    ┆ 1    ┆ false    ┆ … ┆ 2          ┆ 1        ┆ 2           ┆ 3          │
-    │ 1    ┆ b    ┆ 2    ┆ true     ┆ … ┆ 1          ┆ 2        ┆ 2           ┆ 3          │
-    │ 2    ┆ a    ┆ 1    ┆ false    ┆ … ┆ 2          ┆ 1        ┆ 2           ┆ 3          │
-    │ 2    ┆ c    ┆ null ┆ true     ┆ … ┆ null       ┆ null     ┆ 2           ┆ 3          │
-    └──────┴──────┴──────┴──────────┴───┴────────────┴──────────┴─────────────┴────────────┘
+    >>> frame = recsys.prepare(reco, interactions=test, train=train)
+    >>> frame.select("user", "item", "rank", "relevant", "item_users", "long_tail").sort(
+    ...     "user", "item"
+    ... ).collect()
+    shape: (4, 6)
+    ┌──────┬──────┬──────┬──────────┬────────────┬───────────┐
+    │ user ┆ item ┆ rank ┆ relevant ┆ item_users ┆ long_tail │
+    │ ---  ┆ ---  ┆ ---  ┆ ---      ┆ ---        ┆ ---       │
+    │ i64  ┆ str  ┆ i64  ┆ bool     ┆ u32        ┆ bool      │
+    ╞══════╪══════╪══════╪══════════╪════════════╪═══════════╡
+    │ 1    ┆ a    ┆ 1    ┆ false    ┆ 2          ┆ false     │
+    │ 1    ┆ b    ┆ 2    ┆ true     ┆ 1          ┆ true      │
+    │ 2    ┆ a    ┆ 1    ┆ false    ┆ 2          ┆ false     │
+    │ 2    ┆ c    ┆ null ┆ true     ┆ null       ┆ true      │
+    └──────┴──────┴──────┴──────────┴────────────┴───────────┘
     """
     ranked = recommendations(reco)
     if check_repeats:

@@ -1,4 +1,4 @@
-"""Metrics that hold each list against the user's history: Recommenders' serendipity, Steck's calibration.
+"""Lists held against the user's history: Recommenders' serendipity, Steck's calibration.
 
 Both are functions over whole frames returning one row per user, computed
 with polars joins (no Python loop per user).
@@ -68,9 +68,7 @@ def _feature_similarity(features: object) -> Callable[[pl.LazyFrame], pl.LazyFra
         rows_a = frame["row_a"].fill_null(missing).to_numpy()
         rows_b = frame["row_b"].fill_null(missing).to_numpy()
         values = np.einsum("id,id->i", unit[rows_a], unit[rows_b])
-        return frame.select("a", "b").with_columns(
-            pl.Series("sim", values).fill_nan(None)
-        ).lazy()
+        return frame.select("a", "b").with_columns(pl.Series("sim", values).fill_nan(None)).lazy()
 
     return similarity
 

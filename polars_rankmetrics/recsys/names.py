@@ -41,52 +41,88 @@ class RecsysMetric:
 
 METRICS: dict[str, RecsysMetric] = {
     "Precision": RecsysMetric(
-        "user", "RecTools' Precision: hits ranked <= k over k", ("interactions",),
-        {"r_precision": bool}, accuracy.precision_at_k,
+        "user",
+        "RecTools' Precision: hits ranked <= k over k",
+        ("interactions",),
+        {"r_precision": bool},
+        accuracy.precision_at_k,
     ),
     "Recall": RecsysMetric(
-        "user", "RecTools' Recall: hits ranked <= k over the test items", ("interactions",),
-        {}, accuracy.recall_at_k,
+        "user",
+        "RecTools' Recall: hits ranked <= k over the test items",
+        ("interactions",),
+        {},
+        accuracy.recall_at_k,
     ),
     "F1Beta": RecsysMetric(
-        "user", "RecTools' F1Beta of Precision and Recall", ("interactions",),
-        {"beta": float}, accuracy.f1_beta_at_k,
+        "user",
+        "RecTools' F1Beta of Precision and Recall",
+        ("interactions",),
+        {"beta": float},
+        accuracy.f1_beta_at_k,
     ),
     "HitRate": RecsysMetric(
-        "user", "RecTools' HitRate: a hit ranked <= k", ("interactions",), {},
+        "user",
+        "RecTools' HitRate: a hit ranked <= k",
+        ("interactions",),
+        {},
         accuracy.hit_rate_at_k,
     ),
     "MAP": RecsysMetric(
-        "user", "RecTools' MAP: AP@k over the test items (or k)", ("interactions",),
-        {"divide_by_k": bool}, accuracy.map_at_k,
+        "user",
+        "RecTools' MAP: AP@k over the test items (or k)",
+        ("interactions",),
+        {"divide_by_k": bool},
+        accuracy.map_at_k,
     ),
     "NDCG": RecsysMetric(
-        "user", "RecTools' NDCG: binary DCG@k over the DCG of k hits (or min(R, k))",
-        ("interactions",), {"log_base": float, "divide_by_achievable": bool}, accuracy.ndcg_at_k,
+        "user",
+        "RecTools' NDCG: binary DCG@k over the DCG of k hits (or min(R, k))",
+        ("interactions",),
+        {"log_base": float, "divide_by_achievable": bool},
+        accuracy.ndcg_at_k,
     ),
     "MRR": RecsysMetric(
-        "user", "RecTools' MRR: 1 / the rank of the first hit <= k", ("interactions",), {},
+        "user",
+        "RecTools' MRR: 1 / the rank of the first hit <= k",
+        ("interactions",),
+        {},
         accuracy.mrr_at_k,
     ),
     "PartialAUC": RecsysMetric(
-        "user", "RecTools' PartialAUC up to the k-th negative", ("interactions",),
-        {"insufficient": str}, accuracy.partial_auc_at_k,
+        "user",
+        "RecTools' PartialAUC up to the k-th negative",
+        ("interactions",),
+        {"insufficient": str},
+        accuracy.partial_auc_at_k,
     ),
     "PAP": RecsysMetric(
-        "user", "RecTools' PAP: partial AUC over the first k hits", ("interactions",),
-        {"insufficient": str}, accuracy.pap_at_k,
+        "user",
+        "RecTools' PAP: partial AUC over the first k hits",
+        ("interactions",),
+        {"insufficient": str},
+        accuracy.pap_at_k,
     ),
     "MeanInvUserFreq": RecsysMetric(
-        "user", "RecTools' MeanInvUserFreq: mean -log2(users(i) / users)", ("train",), {},
+        "user",
+        "RecTools' MeanInvUserFreq: mean -log2(users(i) / users)",
+        ("train",),
+        {},
         novelty.mean_inv_user_freq,
     ),
     "AvgRecPopularity": RecsysMetric(
-        "user", "RecTools' AvgRecPopularity (ARP): mean training count", ("train",),
-        {"normalize": bool}, novelty.avg_rec_popularity,
+        "user",
+        "RecTools' AvgRecPopularity (ARP): mean training count",
+        ("train",),
+        {"normalize": bool},
+        novelty.avg_rec_popularity,
     ),
     "EPC": RecsysMetric(
-        "user", "Expected popularity complement (Vargas & Castells 2011)", ("train",),
-        {"discount": str, "relevance": bool}, novelty.expected_popularity_complement,
+        "user",
+        "Expected popularity complement (Vargas & Castells 2011)",
+        ("train",),
+        {"discount": str, "relevance": bool},
+        novelty.expected_popularity_complement,
     ),
     "APLT": RecsysMetric(
         "user", "Share of long-tail items (Abdollahpouri et al.)", ("train",), {}, novelty.aplt
@@ -95,47 +131,72 @@ METRICS: dict[str, RecsysMetric] = {
         "user", "Count of long-tail items (Abdollahpouri et al.)", ("train",), {}, novelty.aclt
     ),
     "PopStratifiedRecall": RecsysMetric(
-        "user", "Popularity-stratified recall (Steck 2011)", ("interactions", "train"),
-        {"beta": float}, novelty.popularity_stratified_recall,
+        "user",
+        "Popularity-stratified recall (Steck 2011)",
+        ("interactions", "train"),
+        {"beta": float},
+        novelty.popularity_stratified_recall,
     ),
     "Serendipity": RecsysMetric(
-        "user", "RecTools' Serendipity (needs `catalog`)", ("interactions", "train", "catalog"),
-        {}, novelty.serendipity,
+        "user",
+        "RecTools' Serendipity (needs `catalog`)",
+        ("interactions", "train", "catalog"),
+        {},
+        novelty.serendipity,
     ),
     "CoveredUsers": RecsysMetric(
-        "user", "RecTools' CoveredUsers: a test user has a recommendation <= k",
-        ("interactions",), {}, novelty.covered_users,
+        "user",
+        "RecTools' CoveredUsers: a test user has a recommendation <= k",
+        ("interactions",),
+        {},
+        novelty.covered_users,
     ),
     "SufficientReco": RecsysMetric(
-        "user", "RecTools' SufficientReco: k items ranked <= k", (), {"deep": bool},
+        "user",
+        "RecTools' SufficientReco: k items ranked <= k",
+        (),
+        {"deep": bool},
         novelty.sufficient_reco,
     ),
     "UnrepeatedReco": RecsysMetric(
-        "user", "RecTools' UnrepeatedReco: no item repeated <= k (see `repeats`)", (),
-        {"deep": bool}, novelty.unrepeated_reco,
+        "user",
+        "RecTools' UnrepeatedReco: no item repeated <= k (see `repeats`)",
+        (),
+        {"deep": bool},
+        novelty.unrepeated_reco,
     ),
     "IntraListDiversity": RecsysMetric(
-        "frame", "RecTools' IntraListDiversity (Hamming), or cosine / Jaccard", ("features",),
+        "frame",
+        "RecTools' IntraListDiversity (Hamming), or cosine / Jaccard",
+        ("features",),
         {"distance": str},
     ),
     "IntraListSimilarity": RecsysMetric(
         "frame", "Intra-list similarity (Ziegler et al. 2005)", ("features",), {"distance": str}
     ),
     "Miscalibration": RecsysMetric(
-        "frame", "Steck's miscalibration KL (needs `genres`)", ("train", "genres"),
+        "frame",
+        "Steck's miscalibration KL (needs `genres`)",
+        ("train", "genres"),
         {"alpha": float},
     ),
     "RecommendersSerendipity": RecsysMetric(
-        "frame", "Microsoft Recommenders' serendipity (co-occurrence, or `features`)",
-        ("train",), {"relevance": bool},
+        "frame",
+        "Microsoft Recommenders' serendipity (co-occurrence, or `features`)",
+        ("train",),
+        {"relevance": bool},
     ),
     "Intersection": RecsysMetric(
-        "frame", "RecTools' Intersection with another model's lists (`ref=<model>`)",
-        ("ref",), {"ref": str, "ref_k": int},
+        "frame",
+        "RecTools' Intersection with another model's lists (`ref=<model>`)",
+        ("ref",),
+        {"ref": str, "ref_k": int},
     ),
     "CatalogCoverage": RecsysMetric(
-        "catalog", "RecTools' CatalogCoverage: distinct items ranked <= k",
-        (), {"normalize": bool},
+        "catalog",
+        "RecTools' CatalogCoverage: distinct items ranked <= k",
+        (),
+        {"normalize": bool},
     ),
     "PredictionCoverage": RecsysMetric(
         "catalog", "Share of the catalogue in any list (Ge et al. 2010)", ("catalog",)
@@ -182,7 +243,9 @@ def parse(label: str) -> Spec | None:
         key, _, text = part.partition("=")
         key = key.strip()
         if key not in entry.options:
-            msg = f"{label!r}: unknown option {key!r}; {match['name']} takes {sorted(entry.options)}"
+            msg = (
+                f"{label!r}: unknown option {key!r}; {match['name']} takes {sorted(entry.options)}"
+            )
             raise ValueError(msg)
         try:
             options[key] = _value(text.strip(), entry.options[key])

@@ -63,7 +63,7 @@ def mean_inv_user_freq(k: int) -> pl.Expr:
     │ ---  ┆ ---      │
     │ i64  ┆ f64      │
     ╞══════╪══════════╡
-    │ 1    ┆ 0.5      │
+    │ 1    ┆ 0.792481 │
     │ 2    ┆ 1.584963 │
     └──────┴──────────┘
     """
@@ -167,7 +167,7 @@ def aclt(k: int) -> pl.Expr:
 
 def popularity_stratified_recall(k: int, *, beta: float = 0.5) -> pl.Expr:
     r"""
-    Popularity-stratified recall (Steck 2011): recall with each test item weighted by ``count^-beta``.
+    Popularity-stratified recall (Steck 2011): recall, each test item weighted ``count^-beta``.
 
     .. math:: R_{strat}@k = \frac{\sum_{i \in T,\ r_i \le k} count(i)^{-\beta}}
                                  {\sum_{i \in T} count(i)^{-\beta}}
