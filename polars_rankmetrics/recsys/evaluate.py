@@ -28,8 +28,9 @@ from polars_rankmetrics.recsys.frames import (
     TRAIN_ROWS,
     USER,
     HeadBy,
+    align_keys,
     as_lazy,
-    check_unique_reco,
+    check_reco,
     interactions_table,
     item_popularity,
     judged,
@@ -321,12 +322,14 @@ def evaluate(
     plans: list[pl.LazyFrame] = []
     for name, ranked in models.items():
         raw = ranked
-        if repeats == "raise":
-            check_unique_reco(ranked, f"reco[{name!r}]")
-        else:
+        check_reco(ranked, f"reco[{name!r}]", repeats=repeats == "raise")
+        if test is not None:
+            test = align_keys(ranked, test, "interactions")
+        if repeats == "first":
             ranked = ranked.group_by(USER, ITEM).agg(pl.col(RANK).min())
         frame = judged(ranked, test)
         if popularity is not None and totals is not None:
+            popularity = align_keys(ranked, popularity, "train")
             frame = (
                 frame.join(popularity, on=ITEM, how="left")
                 .with_columns(pl.col(LONG_TAIL).fill_null(True))

@@ -97,19 +97,26 @@ def recommendations(reco: object, argument: str = "reco") -> pl.LazyFrame:
     """``user, item, rank`` from ``reco``; ``rank`` from ``score`` when it has none.
 
     A ``score`` is ranked per user, highest first, ties broken by item id
-    ascending (ordinal ranks 1, 2, ...). A given ``rank`` is kept as it is
-    (Int64), ties included: RecTools reads a rank as a position, so two items
-    at rank 1 both count as rank 1.
+    ascending (ordinal ranks 1, 2, ...); a null or NaN score is not a
+    recommendation (the row is dropped). A given ``rank`` (an integer column)
+    is kept as it is, ties included: RecTools reads a rank as a position, so
+    two items at rank 1 both count as rank 1. :func:`check_reco` refuses ranks
+    below 1, null ranks and repeated (user, item) pairs.
     """
     frame = as_lazy(reco, argument)
     names = _require(frame, argument, (USER, ITEM))
     if RANK in names:
+        rank = frame.collect_schema()[RANK]
+        if not rank.is_integer():
+            msg = f"`{argument}`: column 'rank' must hold integers (1 = top), got {rank}"
+            raise ValueError(msg)
         return frame.select(USER, ITEM, pl.col(RANK).cast(pl.Int64))
     if SCORE not in names:
         msg = f"`{argument}` needs a `rank` or a `score` column (columns: {names})"
         raise ValueError(msg)
     return (
         frame.select(USER, ITEM, SCORE)
+        .filter(pl.col(SCORE).is_not_null() & ~pl.col(SCORE).cast(pl.Float64).is_nan())
         .sort(USER, SCORE, ITEM, descending=[False, True, False], nulls_last=True)
         .select(USER, ITEM, (pl.int_range(pl.len()).over(USER) + 1).cast(pl.Int64).alias(RANK))
     )
@@ -174,9 +181,27 @@ def train_totals(train: object, argument: str = "train") -> pl.LazyFrame:
     return frame.select(pl.col(USER).n_unique().alias(TRAIN_USERS), pl.len().alias(TRAIN_ROWS))
 
 
-def check_unique_reco(reco: pl.LazyFrame, argument: str = "reco") -> None:
-    """Raise when a (user, item) pair is recommended twice (collects a small frame)."""
-    repeated = reco.group_by(USER, ITEM).agg(pl.len()).filter(pl.col("len") > 1).head(3).collect()
+def check_reco(reco: pl.LazyFrame, argument: str = "reco", *, repeats: bool = True) -> None:
+    """Raise on a rank below 1 or null, and (with ``repeats``) on a (user, item) recommended twice.
+
+    Collects two one-row frames, in one pass over ``reco``.
+    """
+    queries = [
+        reco.select(pl.col(RANK).min().alias("low"), pl.col(RANK).null_count().alias("nulls"))
+    ]
+    if repeats:
+        queries.append(reco.group_by(USER, ITEM).agg(pl.len()).filter(pl.col("len") > 1).head(3))
+    results = pl.collect_all(queries)
+    low, nulls = results[0].row(0)
+    if nulls:
+        msg = f"`{argument}`: column 'rank' has {nulls} null values; ranks start at 1"
+        raise ValueError(msg)
+    if low is not None and low < 1:
+        msg = f"`{argument}`: column 'rank' has a rank {low} < 1; ranks start at 1 (1 = top)"
+        raise ValueError(msg)
+    if not repeats:
+        return
+    repeated = results[1]
     if repeated.height:
         pairs = list(zip(repeated[USER].to_list(), repeated[ITEM].to_list(), strict=True))
         msg = (
@@ -184,6 +209,26 @@ def check_unique_reco(reco: pl.LazyFrame, argument: str = "reco") -> None:
             "measure it with UnrepeatedReco, or drop the repeats (e.g. keep the best rank)"
         )
         raise ValueError(msg)
+
+
+def align_keys(reco: pl.LazyFrame, other: pl.LazyFrame, argument: str) -> pl.LazyFrame:
+    """``other`` with its user and item ids cast to ``reco``'s integer types.
+
+    Raises when the ids are of different kinds (e.g. strings against integers).
+    """
+    ours, theirs = reco.collect_schema(), other.collect_schema()
+    casts = []
+    for column in (USER, ITEM):
+        if column not in theirs or ours[column] == theirs[column]:
+            continue
+        if not (ours[column].is_integer() and theirs[column].is_integer()):
+            msg = (
+                f"`{argument}`: column {column!r} is {theirs[column]} but the "
+                f"recommendations' is {ours[column]}; use the same ids"
+            )
+            raise ValueError(msg)
+        casts.append(pl.col(column).cast(ours[column]))
+    return other.with_columns(casts) if casts else other
 
 
 def judged(reco: pl.LazyFrame, interactions: pl.LazyFrame | None) -> pl.LazyFrame:
@@ -244,12 +289,14 @@ def prepare(
     └──────┴──────┴──────┴──────────┴────────────┴───────────┘
     """
     ranked = recommendations(reco)
-    if check_repeats:
-        check_unique_reco(ranked)
-    test = None if interactions is None else interactions_table(interactions, "interactions")
+    check_reco(ranked, repeats=check_repeats)
+    test = None
+    if interactions is not None:
+        test = align_keys(ranked, interactions_table(interactions, "interactions"), "interactions")
     frame = judged(ranked, test)
     if train is None:
         return frame
+    train = align_keys(ranked, as_lazy(train, "train"), "train")
     popularity = item_popularity(train, head_share=head_share, head_by=head_by)
     frame = frame.join(popularity, on=ITEM, how="left").with_columns(
         pl.col(LONG_TAIL).fill_null(True)
