@@ -235,6 +235,13 @@ def _value(text: str, kind: type) -> Any:
 def parse(label: str) -> Spec | None:
     """The table entry a name refers to, or None when it is not one of :data:`METRICS`."""
     match = _SPEC.fullmatch(label.strip())
+    head = re.match(r"[A-Za-z_]+", label.strip())
+    if match is None and head is not None and head[0] in METRICS:
+        msg = (
+            f"{label!r}: write {head[0]}@k with k an integer >= 1, options in parentheses, "
+            f"e.g. '{head[0]}@10'"
+        )
+        raise ValueError(msg)
     if match is None or match["name"] not in METRICS:
         return None
     entry = METRICS[match["name"]]
