@@ -34,7 +34,7 @@ def test_k_below_one_or_not_an_integer(k: object) -> None:
     with pytest.raises(ValueError, match="`k`"):
         recsys.catalog_coverage(RECO, k)  # type: ignore[arg-type]
     if k != "3":  # "Precision@3" is a fine name
-        with pytest.raises(ValueError, match="k an integer >= 1|k must be an integer >= 1"):
+        with pytest.raises(ValueError, match=r"k an integer >= 1|k must be an integer >= 1"):
             recsys.evaluate(RECO, metrics=[f"Precision@{k}"], interactions=TEST)
 
 

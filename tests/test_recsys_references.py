@@ -167,7 +167,9 @@ def test_popularity_metrics(seed: int, head_by: str) -> None:
             epc[user] = sum(novelty) / len(rows)
             disc = [1 / math.log2(r + 1) for _, r in rows]
             rel = [1.0 if i in relevant[user] else 0.0 for i, _ in rows]
-            epc_log_rel[user] = sum(d * g * x for d, g, x in zip(disc, rel, novelty)) / sum(disc)
+            epc_log_rel[user] = sum(
+                d * g * x for d, g, x in zip(disc, rel, novelty, strict=True)
+            ) / sum(disc)
             tail = [i not in head for i, _ in rows]
             aplt[user] = sum(tail) / len(rows)
             aclt[user] = float(sum(tail))
