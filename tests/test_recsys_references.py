@@ -337,3 +337,20 @@ def test_library_names_equal_rectools_definitions_without_ties() -> None:
         left = defined.select(pl.col(ours).fill_null(-1.0)).to_series()
         right = defined.select(pl.col(theirs)).to_series()
         assert np.allclose(left.to_numpy(), right.to_numpy(), atol=1e-12), (ours, theirs)
+
+
+def test_evaluate_catalogue_metrics_equal_the_functions() -> None:
+    reco, test, train = random_reco(11), random_interactions(11), _train(11)
+    names = ["Gini@4", "Entropy@4", "Novelty@4", "PredictionCoverage", "CatalogCoverage@4"]
+    row = recsys.evaluate(reco, metrics=names, interactions=test, train=train, catalog=40)
+    values = row.summary.row(0, named=True)
+    top = reco.filter(pl.col("rank") <= 4)
+    assert values["Gini@4"] == pytest.approx(recsys.gini_index(reco, k=4, catalog=40))
+    assert values["Entropy@4"] == pytest.approx(recsys.shannon_entropy(reco, k=4))
+    assert values["Novelty@4"] == pytest.approx(recsys.recommenders_novelty(top, train))
+    assert values["PredictionCoverage"] == pytest.approx(
+        recsys.prediction_coverage(reco, catalog=40)
+    )
+    assert values["CatalogCoverage@4"] == recsys.catalog_coverage(reco, 4)
+    no_catalog = recsys.evaluate(reco, metrics=["Gini@4"]).summary["Gini@4"].item()
+    assert no_catalog == pytest.approx(recsys.gini_index(reco, k=4))

@@ -134,9 +134,10 @@ def _catalog_expr(spec: Spec, catalog: Catalog | None) -> pl.Expr:
         information = -(pl.col(ITEM_COUNT).cast(pl.Float64) / pl.col(TRAIN_ROWS)).log(2)
         return information.filter(top).fill_null(0.0).sum() / top.sum()
     # Gini over ascending counts, the never-recommended catalogue items as zeros first
-    zeros = pl.lit(0) if catalog is None else _catalog_size(catalog) - counts.len()
-    n = counts.len() + zeros
-    position = counts.cum_count() + zeros
+    recommended = counts.len().cast(pl.Float64)
+    zeros = pl.lit(0.0) if catalog is None else float(_catalog_size(catalog)) - recommended
+    n = recommended + zeros
+    position = counts.cum_count().cast(pl.Float64) + zeros
     return ((2 * position - n - 1) * counts).sum() / (n * counts.sum())
 
 
