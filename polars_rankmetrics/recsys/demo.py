@@ -73,7 +73,9 @@ def demo_data(
 
     def pairs(matrix: np.ndarray) -> pl.DataFrame:
         owner = np.repeat(np.arange(users), matrix.shape[1])
-        return pl.DataFrame({"user": owner.astype(np.int64), "item": matrix.ravel().astype(np.int64)})
+        return pl.DataFrame(
+            {"user": owner.astype(np.int64), "item": matrix.ravel().astype(np.int64)}
+        )
 
     train, test = pairs(train_items), pairs(test_items)
     seen = np.zeros((users, items), dtype=bool)
