@@ -48,7 +48,7 @@ def _quiet(call: Any, *args: Any) -> Any:
 def _accuracy_cases() -> list[tuple[str, Any, pl.Expr]]:
     m = rectools_metrics
     cases: list[tuple[str, Any, pl.Expr]] = []
-    for k in (1, 3, 5, 10):
+    for k in (1, 3, 5, 10, 40):
         cases += [
             (f"precision@{k}", m.Precision(k=k), recsys.precision_at_k(k)),
             (

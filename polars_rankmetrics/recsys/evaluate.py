@@ -270,6 +270,7 @@ def evaluate(
     if registry and interactions is None:
         msg = f"{registry[0]!r} needs `interactions`"
         raise ValueError(msg)
+    names = {spec.name for spec in specs}
     user_specs = [spec for spec in specs if METRICS[spec.name].kind == "user"]
     user_exprs = [_user_expr(spec, catalog) for spec in user_specs]
     if registry:
@@ -314,7 +315,12 @@ def evaluate(
             frame.lazy()
             for frame in pl.collect_all(
                 [
-                    item_popularity(train, head_share=head_share, head_by=head_by),
+                    item_popularity(
+                        train,
+                        head_share=head_share,
+                        head_by=head_by,
+                        distinct_users=bool({"MeanInvUserFreq", "EPC"} & names),
+                    ),
                     train_totals(train),
                 ]
             )

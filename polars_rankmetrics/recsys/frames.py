@@ -135,6 +135,7 @@ def item_popularity(
     *,
     head_share: float = 0.2,
     head_by: HeadBy = "items",
+    distinct_users: bool = True,
 ) -> pl.LazyFrame:
     """Per item of ``train``: distinct users, interactions, popularity rank, long tail.
 
@@ -149,7 +150,8 @@ def item_popularity(
     with ``head_by="interactions"``, the most frequent items that together hold
     the first ``head_share`` of the training rows (e.g. 0.8 for the Pareto
     split). Ties in count are ordered by item id. An item never seen in training
-    is in the tail (:func:`prepare` fills it).
+    is in the tail (:func:`prepare` fills it). ``distinct_users=False`` skips
+    counting distinct users (``item_users`` is then null), the costliest part.
     """
     if not 0 <= head_share <= 1:
         msg = f"`head_share` must be in [0, 1], got {head_share!r}"
@@ -159,9 +161,8 @@ def item_popularity(
         raise ValueError(msg)
     frame = as_lazy(train, argument)
     _require(frame, argument, (USER, ITEM))
-    per_item = frame.group_by(ITEM).agg(
-        pl.col(USER).n_unique().alias(ITEM_USERS), pl.len().alias(ITEM_COUNT)
-    )
+    users = pl.col(USER).n_unique() if distinct_users else pl.lit(None, dtype=pl.UInt32)
+    per_item = frame.group_by(ITEM).agg(users.alias(ITEM_USERS), pl.len().alias(ITEM_COUNT))
     ordered = per_item.sort(ITEM_COUNT, ITEM, descending=[True, False])
     if head_by == "items":
         head = pl.int_range(pl.len()) < (pl.len() * head_share).ceil()
