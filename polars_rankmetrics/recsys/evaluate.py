@@ -111,6 +111,23 @@ def _user_expr(spec: Spec, catalog: Catalog | None) -> pl.Expr:
     return expr.alias(spec.label)
 
 
+_TEST_ROWS = {"Precision", "Recall", "F1Beta", "HitRate", "MAP", "NDCG", "MRR"}
+"""Read only the test pairs' ranks: computed over the (small) test table joined with the lists."""
+_LIST_ROWS = {"MeanInvUserFreq", "AvgRecPopularity", "APLT", "ACLT", "SufficientReco"}
+"""Read only the lists: computed without the test pairs."""
+
+
+def _frame_of(spec: Spec) -> str:
+    """Which frame a per-user metric reads: the test pairs, the lists, both, or the raw lists."""
+    if spec.name in _TEST_ROWS or spec.name == "PopStratifiedRecall":
+        return "test"
+    if spec.name in _LIST_ROWS or (spec.name == "EPC" and not spec.options.get("relevance")):
+        return "list"
+    if spec.name == "UnrepeatedReco":
+        return "raw"
+    return "full"
+
+
 def _catalog_expr(spec: Spec, catalog: Catalog | None) -> pl.Expr:
     """One value over the whole prepared frame of a model."""
     top = pl.col(RANK) <= (spec.k or 0) if spec.k is not None else pl.col(RANK).is_not_null()
@@ -326,40 +343,45 @@ def evaluate(
             )
         )
 
+    def with_popularity(frame: pl.LazyFrame) -> pl.LazyFrame:
+        if popularity is None or totals is None:
+            return frame
+        return (
+            frame.join(popularity, on=ITEM, how="left")
+            .with_columns(pl.col(LONG_TAIL).fill_null(True))
+            .join(totals, how="cross")
+        )
+
+    by_frame: dict[str, list[pl.Expr]] = {"test": [], "list": [], "full": [], "raw": []}
+    for spec, expr in zip(user_specs, user_exprs, strict=False):
+        by_frame[_frame_of(spec)].append(expr)
+    by_frame["full"] += user_exprs[len(user_specs) :]  # the registry's struct, AUC checks
+
     plans: list[pl.LazyFrame] = []
     for name, ranked in models.items():
         raw = ranked
         check_reco(ranked, f"reco[{name!r}]", repeats=repeats == "raise")
         if test is not None:
             test = align_keys(ranked, test, "interactions")
+        if popularity is not None:
+            popularity = align_keys(ranked, popularity, "train")
         if repeats == "first":
             ranked = ranked.group_by(USER, ITEM).agg(pl.col(RANK).min())
-        frame = judged(ranked, test)
-        if popularity is not None and totals is not None:
-            popularity = align_keys(ranked, popularity, "train")
-            frame = (
-                frame.join(popularity, on=ITEM, how="left")
-                .with_columns(pl.col(LONG_TAIL).fill_null(True))
-                .join(totals, how="cross")
-            )
-        unrepeated = [spec for spec in user_specs if spec.name == "UnrepeatedReco"]
-        per_user = frame.group_by(USER).agg(
-            [
-                expr
-                for spec, expr in zip(user_specs, user_exprs, strict=False)
-                if spec.name != "UnrepeatedReco"
-            ]
-            + user_exprs[len(user_specs) :]
-        )
+        listed = with_popularity(ranked.with_columns(pl.lit(False).alias(RELEVANT)))
+        sources = {"list": listed, "full": with_popularity(judged(ranked, test)), "raw": raw}
+        if test is not None:
+            matched = test.join(ranked, on=[USER, ITEM], how="left")
+            sources["test"] = with_popularity(matched.with_columns(pl.lit(True).alias(RELEVANT)))
+        parts = [
+            sources[kind].group_by(USER).agg(exprs) for kind, exprs in by_frame.items() if exprs
+        ]
+        per_user = parts[0] if parts else listed.select(USER).unique()
+        for part in parts[1:]:
+            per_user = per_user.join(part, on=USER, how="full", coalesce=True)
         if registry:
             per_user = per_user.unnest("__registry")
-        if unrepeated:
-            repeats_frame = raw.group_by(USER).agg(
-                [_user_expr(spec, catalog) for spec in unrepeated]
-            )
-            per_user = per_user.join(repeats_frame, on=USER, how="full", coalesce=True)
         plans.append(per_user.with_columns(pl.lit(name).alias(model)))
-        plans.append(frame.select(catalog_exprs) if catalog_exprs else pl.LazyFrame())
+        plans.append(listed.select(catalog_exprs) if catalog_exprs else pl.LazyFrame())
     collected = pl.collect_all(plans)
 
     per_users, catalog_rows = [], []
