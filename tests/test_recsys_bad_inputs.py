@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import polars as pl
 import pyarrow as pa
@@ -175,3 +176,19 @@ def test_unsupported_input() -> None:
     with pytest.raises(FileNotFoundError, match="no such file"):
         recsys.prepare("missing.parquet")
     assert math.isnan(recsys.gini_index(RECO.head(0)))
+
+
+@pytest.mark.parametrize(
+    "shift", [0, -(10**12), 2**40], ids=["small ids", "negative ids", "ids beyond 32 bits"]
+)
+def test_item_popularity_same_for_any_integer_ids(shift: int) -> None:
+    """The packed-key path (ids that fit) and the n_unique path (any ids) agree."""
+    rng = np.random.default_rng(3)
+    train = pl.DataFrame({"user": rng.integers(0, 30, 500), "item": rng.integers(0, 40, 500)})
+    shifted = train.with_columns(pl.col("user") + shift, pl.col("item") * 3 + shift)
+    as_strings = shifted.with_columns(pl.col("item").cast(pl.String))
+    got = recsys.item_popularity(shifted).sort("item_count", "item_users").collect()
+    expected = recsys.item_popularity(as_strings).sort("item_count", "item_users").collect()
+    assert got.drop("item").equals(expected.drop("item"))
+    reference = shifted.group_by("item").agg(pl.col("user").n_unique().alias("n")).sort("item")
+    assert got.sort("item")["item_users"].to_list() == reference["n"].to_list()

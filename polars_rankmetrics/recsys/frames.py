@@ -161,8 +161,12 @@ def item_popularity(
         raise ValueError(msg)
     frame = as_lazy(train, argument)
     _require(frame, argument, (USER, ITEM))
-    users = pl.col(USER).n_unique() if distinct_users else pl.lit(None, dtype=pl.UInt32)
-    per_item = frame.group_by(ITEM).agg(users.alias(ITEM_USERS), pl.len().alias(ITEM_COUNT))
+    packed = _packed_pairs(frame) if distinct_users else None
+    if packed is not None:
+        per_item = packed
+    else:
+        users = pl.col(USER).n_unique() if distinct_users else pl.lit(None, dtype=pl.UInt32)
+        per_item = frame.group_by(ITEM).agg(users.alias(ITEM_USERS), pl.len().alias(ITEM_COUNT))
     ordered = per_item.sort(ITEM_COUNT, ITEM, descending=[True, False])
     if head_by == "items":
         head = pl.int_range(pl.len()) < (pl.len() * head_share).ceil()
@@ -172,6 +176,38 @@ def item_popularity(
     return ordered.with_columns(
         pl.col(ITEM_COUNT).rank("dense", descending=True).cast(pl.Int64).alias(POP_RANK),
         (~head).alias(LONG_TAIL),
+    )
+
+
+def _packed_pairs(frame: pl.LazyFrame) -> pl.LazyFrame | None:
+    """Distinct users and rows per item by sorting one packed Int64 key; None if ids do not fit.
+
+    With integer ids whose ranges fit in 31 and 32 bits, ``(item, user)`` packs
+    into one Int64; sorting it and counting changes is about twice as fast as
+    ``n_unique`` per group (it collects the ids' ranges first).
+    """
+    schema = frame.collect_schema()
+    if not (schema[USER].is_integer() and schema[ITEM].is_integer()):
+        return None
+    bounds = frame.select(
+        pl.col(USER).min().alias("user_min"),
+        pl.col(USER).max().alias("user_max"),
+        pl.col(ITEM).min().alias("item_min"),
+        pl.col(ITEM).max().alias("item_max"),
+    ).collect()
+    user_min, user_max, item_min, item_max = bounds.row(0)
+    if user_min is None or user_max - user_min >= 1 << 32 or item_max - item_min >= 1 << 31:
+        return None
+    key = (pl.col(ITEM).cast(pl.Int64) - item_min) * (1 << 32) + (
+        pl.col(USER).cast(pl.Int64) - user_min
+    )
+    ordered = frame.select(key.sort().alias("key"))
+    new_pair = (pl.col("key") != pl.col("key").shift(1)).fill_null(True)
+    item = (pl.col("key") // (1 << 32) + item_min).cast(schema[ITEM])
+    return (
+        ordered.select(new_pair.alias("new"), item.alias(ITEM))
+        .group_by(ITEM)
+        .agg(pl.col("new").sum().cast(pl.UInt32).alias(ITEM_USERS), pl.len().alias(ITEM_COUNT))
     )
 
 
