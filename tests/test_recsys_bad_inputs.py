@@ -189,6 +189,7 @@ def test_item_popularity_same_for_any_integer_ids(shift: int) -> None:
     as_strings = shifted.with_columns(pl.col("item").cast(pl.String))
     got = recsys.item_popularity(shifted).sort("item_count", "item_users").collect()
     expected = recsys.item_popularity(as_strings).sort("item_count", "item_users").collect()
-    assert got.drop("item").equals(expected.drop("item"))
+    columns = ["item_users", "item_count", "pop_rank"]  # long_tail breaks ties by id order
+    assert got.select(columns).equals(expected.select(columns))
     reference = shifted.group_by("item").agg(pl.col("user").n_unique().alias("n")).sort("item")
     assert got.sort("item")["item_users"].to_list() == reference["n"].to_list()
