@@ -26,7 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(arguments: list[str]) -> int:
     if arguments[:1] == ["trec-eval"]:
-        # trec_eval's own command line (GNU getopt, not argparse): see trec/trec_eval.py.
+        # trec_eval's own command line (GNU getopt, not argparse): see trec/options.py.
         return trec_cli.run(arguments[1:])
     parser = argparse.ArgumentParser(
         prog="rankmetrics", description="Ranking metrics as lazy polars expressions."

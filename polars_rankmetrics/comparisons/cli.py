@@ -1,7 +1,7 @@
 """The ``rankmetrics compare`` and ``rankmetrics plot`` subcommands.
 
 Both take a qrels file and several runs, read by
-:mod:`polars_rankmetrics.trec.inputs` as :func:`polars_rankmetrics.evaluate`
+:mod:`polars_rankmetrics.evaluation.inputs` as :func:`polars_rankmetrics.evaluate`
 reads them: TREC files (plain, ``.gz``, or ``-`` for standard input) or parquet
 files whose columns have the usual names (``query``/``query_id``/``qid``,
 ``doc``/``doc_id``/``docno``, ``score``, ``relevance``/``label``, and optionally
@@ -41,7 +41,7 @@ from polars_rankmetrics.comparisons.output import (
     output_format,
     warn_if_few_queries,
 )
-from polars_rankmetrics.trec import evaluate, inputs
+from polars_rankmetrics.evaluation import evaluate, inputs
 from polars_rankmetrics.trec.progress import progress
 
 _CHART_FORMATS = (".png", ".svg", ".html", ".json")

@@ -38,8 +38,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
+import polars_rankmetrics.metrics.diversity_statistics as stats
 from polars_rankmetrics._validate import IntoExpr, NoRelevant, Ties
-from polars_rankmetrics.metrics import diversity_statistics as stats
 from polars_rankmetrics.metrics.diversity_ideal import Ideal
 from polars_rankmetrics.metrics.diversity_statistics import evaluate_on_subtopics
 
