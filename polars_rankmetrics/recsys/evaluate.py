@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
-from polars_rankmetrics.recsys import accuracy
+from polars_rankmetrics.recsys.accuracy import auc_insufficient
 from polars_rankmetrics.recsys.coverage import Catalog, _catalog_size, intersection
 from polars_rankmetrics.recsys.diversity import intra_list_diversity, intra_list_similarity
 from polars_rankmetrics.recsys.frames import (
@@ -308,7 +308,7 @@ def evaluate(
         if spec.name in ("PartialAUC", "PAP") and spec.options.get("insufficient") == "raise"
     ]
     user_exprs += [
-        accuracy.auc_insufficient(spec.k or 1).fill_null(False).sum().alias(f"__insufficient{i}")
+        auc_insufficient(spec.k or 1).fill_null(False).sum().alias(f"__insufficient{i}")
         for i, spec in enumerate(raising)
     ]
     catalog_exprs = [

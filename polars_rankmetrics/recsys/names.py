@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from polars_rankmetrics.recsys import accuracy, novelty
+import polars_rankmetrics.recsys.accuracy as accuracy
+import polars_rankmetrics.recsys.novelty as novelty
 
 Kind = Literal["user", "catalog", "frame"]
 Input = Literal["interactions", "train", "catalog", "features", "genres", "ref"]
