@@ -191,5 +191,7 @@ def test_item_popularity_same_for_any_integer_ids(shift: int) -> None:
     expected = recsys.item_popularity(as_strings).sort("item_count", "item_users").collect()
     columns = ["item_users", "item_count", "pop_rank"]  # long_tail breaks ties by id order
     assert got.select(columns).equals(expected.select(columns))
+    _, totals = recsys.frames.train_statistics(shifted)
+    assert totals.collect().row(0) == (shifted["user"].n_unique(), shifted.height)
     reference = shifted.group_by("item").agg(pl.col("user").n_unique().alias("n")).sort("item")
     assert got.sort("item")["item_users"].to_list() == reference["n"].to_list()

@@ -32,10 +32,9 @@ from polars_rankmetrics.recsys.frames import (
     as_lazy,
     check_reco,
     interactions_table,
-    item_popularity,
     judged,
     recommendations,
-    train_totals,
+    train_statistics,
 )
 from polars_rankmetrics.recsys.history import miscalibration, recommenders_serendipity
 from polars_rankmetrics.recsys.names import METRICS, Spec, parse
@@ -317,8 +316,8 @@ def evaluate(
         if METRICS[spec.name].kind == "catalog"
     ]
 
-    models = {
-        name: recommendations(frame, f"reco[{name!r}]")
+    models = {  # each model's lists read once, into memory
+        name: recommendations(frame, f"reco[{name!r}]").collect().lazy()
         for name, frame in _models(reco, model).items()
     }
     test = (
@@ -328,19 +327,11 @@ def evaluate(
     )
     popularity = totals = None
     if train is not None:
-        popularity, totals = (
-            frame.lazy()
-            for frame in pl.collect_all(
-                [
-                    item_popularity(
-                        train,
-                        head_share=head_share,
-                        head_by=head_by,
-                        distinct_users=bool({"MeanInvUserFreq", "EPC"} & names),
-                    ),
-                    train_totals(train),
-                ]
-            )
+        popularity, totals = train_statistics(
+            train,
+            head_share=head_share,
+            head_by=head_by,
+            distinct_users=bool({"MeanInvUserFreq", "EPC"} & names),
         )
 
     def with_popularity(frame: pl.LazyFrame) -> pl.LazyFrame:

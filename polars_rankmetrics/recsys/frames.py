@@ -153,62 +153,88 @@ def item_popularity(
     is in the tail (:func:`prepare` fills it). ``distinct_users=False`` skips
     counting distinct users (``item_users`` is then null), the costliest part.
     """
+    per_item, _ = train_statistics(
+        train, argument, head_share=head_share, head_by=head_by, distinct_users=distinct_users
+    )
+    return per_item
+
+
+def train_statistics(
+    train: object,
+    argument: str = "train",
+    *,
+    head_share: float = 0.2,
+    head_by: HeadBy = "items",
+    distinct_users: bool = True,
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """:func:`item_popularity` and :func:`train_totals` from one read of ``train``.
+
+    Reads ``train``'s two id columns into memory once. With integer ids whose
+    ranges fit in 32 and 31 bits, ``(user, item)`` packs into one Int64 key and a
+    single sort of it counts the distinct users of every item and of the whole
+    table (about half the work of ``n_unique`` per group); other ids use
+    ``n_unique``.
+    """
     if not 0 <= head_share <= 1:
         msg = f"`head_share` must be in [0, 1], got {head_share!r}"
         raise ValueError(msg)
     if head_by not in ("items", "interactions"):
         msg = f"`head_by` must be 'items' or 'interactions', got {head_by!r}"
         raise ValueError(msg)
-    frame = as_lazy(train, argument)
-    _require(frame, argument, (USER, ITEM))
+    lazy = as_lazy(train, argument)
+    _require(lazy, argument, (USER, ITEM))
+    frame = lazy.select(USER, ITEM).collect()
     packed = _packed_pairs(frame) if distinct_users else None
     if packed is not None:
-        per_item = packed
+        per_item, totals = packed
     else:
         users = pl.col(USER).n_unique() if distinct_users else pl.lit(None, dtype=pl.UInt32)
         per_item = frame.group_by(ITEM).agg(users.alias(ITEM_USERS), pl.len().alias(ITEM_COUNT))
+        totals = frame.select(
+            pl.col(USER).n_unique().alias(TRAIN_USERS), pl.len().alias(TRAIN_ROWS)
+        )
     ordered = per_item.sort(ITEM_COUNT, ITEM, descending=[True, False])
     if head_by == "items":
         head = pl.int_range(pl.len()) < (pl.len() * head_share).ceil()
     else:
         before = pl.col(ITEM_COUNT).cum_sum() - pl.col(ITEM_COUNT)
         head = before < pl.col(ITEM_COUNT).sum() * head_share
-    return ordered.with_columns(
+    popularity = ordered.with_columns(
         pl.col(ITEM_COUNT).rank("dense", descending=True).cast(pl.Int64).alias(POP_RANK),
         (~head).alias(LONG_TAIL),
     )
+    return popularity.lazy(), totals.lazy()
 
 
-def _packed_pairs(frame: pl.LazyFrame) -> pl.LazyFrame | None:
-    """Distinct users and rows per item by sorting one packed Int64 key; None if ids do not fit.
-
-    With integer ids whose ranges fit in 31 and 32 bits, ``(item, user)`` packs
-    into one Int64; sorting it and counting changes is about twice as fast as
-    ``n_unique`` per group (it collects the ids' ranges first).
-    """
-    schema = frame.collect_schema()
-    if not (schema[USER].is_integer() and schema[ITEM].is_integer()):
+def _packed_pairs(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """Per item (distinct users, rows) and totals from one sorted key; None if ids do not fit."""
+    schema = frame.schema
+    if frame.height == 0 or not (schema[USER].is_integer() and schema[ITEM].is_integer()):
         return None
-    bounds = frame.select(
-        pl.col(USER).min().alias("user_min"),
-        pl.col(USER).max().alias("user_max"),
-        pl.col(ITEM).min().alias("item_min"),
-        pl.col(ITEM).max().alias("item_max"),
-    ).collect()
-    user_min, user_max, item_min, item_max = bounds.row(0)
-    if user_min is None or user_max - user_min >= 1 << 32 or item_max - item_min >= 1 << 31:
+    user_min, user_max = frame[USER].min(), frame[USER].max()
+    item_min, item_max = frame[ITEM].min(), frame[ITEM].max()
+    assert isinstance(user_min, int) and isinstance(user_max, int)
+    assert isinstance(item_min, int) and isinstance(item_max, int)
+    if user_max - user_min >= 1 << 32 or item_max - item_min >= 1 << 31:
         return None
-    key = (pl.col(ITEM).cast(pl.Int64) - item_min) * (1 << 32) + (
-        pl.col(USER).cast(pl.Int64) - user_min
+    shift = 1 << 31
+    key = (pl.col(USER).cast(pl.Int64) - user_min) * shift + (
+        pl.col(ITEM).cast(pl.Int64) - item_min
     )
     ordered = frame.select(key.sort().alias("key"))
-    new_pair = (pl.col("key") != pl.col("key").shift(1)).fill_null(True)
-    item = (pl.col("key") // (1 << 32) + item_min).cast(schema[ITEM])
-    return (
-        ordered.select(new_pair.alias("new"), item.alias(ITEM))
-        .group_by(ITEM)
-        .agg(pl.col("new").sum().cast(pl.UInt32).alias(ITEM_USERS), pl.len().alias(ITEM_COUNT))
+    previous = pl.col("key").shift(1)
+    flags = ordered.select(
+        (pl.col("key") != previous).fill_null(True).alias("new_pair"),
+        (pl.col("key") // shift != previous // shift).fill_null(True).alias("new_user"),
+        (pl.col("key") % shift + item_min).cast(schema[ITEM]).alias(ITEM),
     )
+    per_item = flags.group_by(ITEM).agg(
+        pl.col("new_pair").sum().cast(pl.UInt32).alias(ITEM_USERS), pl.len().alias(ITEM_COUNT)
+    )
+    totals = flags.select(
+        pl.col("new_user").sum().cast(pl.UInt32).alias(TRAIN_USERS), pl.len().alias(TRAIN_ROWS)
+    )
+    return per_item, totals
 
 
 def train_totals(train: object, argument: str = "train") -> pl.LazyFrame:
@@ -334,8 +360,8 @@ def prepare(
     if train is None:
         return frame
     train = align_keys(ranked, as_lazy(train, "train"), "train")
-    popularity = item_popularity(train, head_share=head_share, head_by=head_by)
+    popularity, totals = train_statistics(train, head_share=head_share, head_by=head_by)
     frame = frame.join(popularity, on=ITEM, how="left").with_columns(
         pl.col(LONG_TAIL).fill_null(True)
     )
-    return frame.join(train_totals(train), how="cross")
+    return frame.join(totals, how="cross")
