@@ -156,7 +156,8 @@ def ndcg_at_k(k: int, *, log_base: float = 2, divide_by_achievable: bool = False
     cumulative = [0.0]
     for gain in gains:
         cumulative.append(cumulative[-1] + gain)
-    dcg = (1.0 / _log(_rank.filter(_relevant & (_rank <= k)).cast(pl.Float64) + 1, log_base)).sum()
+    discounted = 1.0 / _log(_rank.cast(pl.Float64) + 1, log_base)
+    dcg = pl.when(_relevant & (_rank <= k)).then(discounted).otherwise(0.0).sum()
     if divide_by_achievable:
         ideal = pl.min_horizontal(_n_relevant(), pl.lit(k)).replace_strict(
             dict(enumerate(cumulative)), return_dtype=pl.Float64
@@ -169,7 +170,7 @@ def ndcg_at_k(k: int, *, log_base: float = 2, divide_by_achievable: bool = False
 def mrr_at_k(k: int) -> pl.Expr:
     """RecTools' ``MRR``: 1 / the rank of the first hit ranked ``<= k``, else 0."""
     k = check_k(k)
-    first = _rank.filter(_relevant & (_rank <= k)).min().cast(pl.Float64)
+    first = pl.when(_relevant & (_rank <= k)).then(_rank).min().cast(pl.Float64)
     return _per_test_user((1.0 / first).fill_null(0.0)).alias("mrr")
 
 

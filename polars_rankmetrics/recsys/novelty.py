@@ -71,7 +71,7 @@ def mean_inv_user_freq(k: int) -> pl.Expr:
     users = pl.col(ITEM_USERS).fill_null(1).cast(pl.Float64)
     total = pl.col(TRAIN_USERS).cast(pl.Float64)
     information = -(users / total).log(2)
-    return information.filter(_top(k)).mean().alias("miuf")
+    return pl.when(_top(k)).then(information).mean().alias("miuf")
 
 
 def avg_rec_popularity(k: int, *, normalize: bool = False) -> pl.Expr:
@@ -88,7 +88,7 @@ def avg_rec_popularity(k: int, *, normalize: bool = False) -> pl.Expr:
     count = pl.col(ITEM_COUNT).fill_null(0).cast(pl.Float64)
     if normalize:
         count = count / pl.col(TRAIN_ROWS).cast(pl.Float64)
-    return count.filter(_top(k)).mean().alias("arp")
+    return pl.when(_top(k)).then(count).mean().alias("arp")
 
 
 def _discounts(discount: Discount) -> pl.Expr:
@@ -151,7 +151,7 @@ def aplt(k: int) -> pl.Expr:
     recommender systems with personalized re-ranking", FLAIRS 2019.
     """
     k = check_k(k)
-    return pl.col(LONG_TAIL).filter(_top(k)).cast(pl.Float64).mean().alias("aplt")
+    return pl.when(_top(k)).then(pl.col(LONG_TAIL).cast(pl.Float64)).mean().alias("aplt")
 
 
 def aclt(k: int) -> pl.Expr:
@@ -161,7 +161,7 @@ def aclt(k: int) -> pl.Expr:
     Null for a user without recommendations.
     """
     k = check_k(k)
-    count = pl.col(LONG_TAIL).filter(_top(k)).sum().cast(pl.Float64)
+    count = (pl.col(LONG_TAIL) & _top(k)).sum().cast(pl.Float64)
     return pl.when(_recommended()).then(count).otherwise(None).alias("aclt")
 
 
@@ -210,7 +210,7 @@ def serendipity(k: int, *, n_items: int) -> pl.Expr:
     for_user = (size + 1 - _rank.cast(pl.Float64)) / size
     for_anyone = ((size + 1 - pl.col(POP_RANK).cast(pl.Float64)) / size).fill_null(0.0)
     gain = (for_user - for_anyone).clip(lower_bound=0.0) * pl.col(RELEVANT).cast(pl.Float64)
-    return gain.filter(_top(k)).mean().alias("serendipity")
+    return pl.when(_top(k)).then(gain).mean().alias("serendipity")
 
 
 def covered_users(k: int) -> pl.Expr:
