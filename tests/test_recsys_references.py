@@ -354,3 +354,28 @@ def test_evaluate_catalogue_metrics_equal_the_functions() -> None:
     assert values["CatalogCoverage@4"] == recsys.catalog_coverage(reco, 4)
     no_catalog = recsys.evaluate(reco, metrics=["Gini@4"]).summary["Gini@4"].item()
     assert no_catalog == pytest.approx(recsys.gini_index(reco, k=4))
+
+
+def test_per_user_table_feeds_compare_and_the_chart() -> None:
+    """evaluate's per_user goes to rm.compare as is; its means are the summary's."""
+    import polars_rankmetrics as rm
+    from polars_rankmetrics.recsys.demo import demo_data
+
+    data = demo_data(users=80, items=60)
+    result = recsys.evaluate(
+        data.reco,
+        metrics=["NDCG@10", "MeanInvUserFreq@10"],
+        interactions=data.test,
+        train=data.train,
+    )
+    compared = rm.compare(
+        result.per_user, baseline="popular", system="model", query="user", missing="drop"
+    )
+    assert set(compared["system"]) == {"popular", "random", "taste", "blend"}
+    means = compared.filter(pl.col("metric") == "NDCG@10").select("system", "mean").sort("system")
+    summary = result.summary.select(
+        pl.col("model").alias("system"), pl.col("NDCG@10").alias("mean")
+    )
+    assert np.allclose(means["mean"].to_numpy(), summary.sort("system")["mean"].to_numpy())
+    chart = result.chart(x="MeanInvUserFreq@10", y="NDCG@10").to_dict()
+    assert len(chart["layer"]) == 2
