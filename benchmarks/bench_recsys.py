@@ -72,7 +72,8 @@ def write_data(directory: Path, users: int, items: int, train: int, seed: int = 
     train_frame.write_parquet(directory / "train.parquet")
     # top-10 lists: a popularity-biased draw without repeats within a list (rejection by offset)
     first = rng.choice(items, size=users, p=weights)
-    offsets = np.cumsum(rng.integers(1, 50, size=(users, K)), axis=1)
+    step = max(2, min(50, items // K))  # K steps stay below `items`: no repeat within a list
+    offsets = np.cumsum(rng.integers(1, step, size=(users, K)), axis=1)
     reco_items = (first[:, None] + offsets) % items
     pl.DataFrame(
         {
