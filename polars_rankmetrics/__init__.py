@@ -3,6 +3,8 @@
 Every metric is a typed function returning a ``pl.Expr``. Importing the package
 also makes them available on expressions as ``pl.col("relevance").rank.<metric>``,
 while ``pl.col(x).rank(...)`` keeps calling polars' own ``Expr.rank``.
+Name the ranking with ``by=`` (``rm.ndcg_at_k("relevance", 10, by="score")``):
+without it the rows are ranked in the order they come in.
 
 The layout, from the bottom up: :mod:`.engine` ranks each group once and
 computes statistics from that ranking; :mod:`.metrics` holds the metric
@@ -23,6 +25,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from polars_rankmetrics._accessor import install as _install
+from polars_rankmetrics._version import __version__ as __version__
 from polars_rankmetrics.comparisons.report import latex_table, markdown_table
 from polars_rankmetrics.evaluation import Evaluation, evaluate, subtopic_lists
 from polars_rankmetrics.measures import list_measures
@@ -169,7 +172,5 @@ def __dir__() -> list[str]:
     """The public API: ``__all__``, the lazily loaded names included."""
     return sorted(__all__)
 
-
-__version__ = "0.1.0"
 
 _install()
