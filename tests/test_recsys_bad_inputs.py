@@ -195,3 +195,15 @@ def test_item_popularity_same_for_any_integer_ids(shift: int) -> None:
     assert totals.collect().row(0) == (shifted["user"].n_unique(), shifted.height)
     reference = shifted.group_by("item").agg(pl.col("user").n_unique().alias("n")).sort("item")
     assert got.sort("item")["item_users"].to_list() == reference["n"].to_list()
+
+
+def test_scores_are_ranked_highest_first_ties_by_item() -> None:
+    scored = pl.DataFrame(
+        {"user": [1, 1, 1, 1, 2], "item": [30, 10, 20, 40, 5], "score": [0.5, 0.9, 0.5, None, 1.0]}
+    )
+    ranked = recsys.recommendations(scored).sort("user", "rank").collect()
+    assert ranked.rows() == [(1, 10, 1), (1, 20, 2), (1, 30, 3), (2, 5, 1)]
+    as_pandas = {"m": scored.to_pandas()}
+    from_scores = recsys.evaluate(as_pandas, metrics=["MAP@3"], interactions=TEST).per_user
+    from_ranks = recsys.evaluate({"m": ranked}, metrics=["MAP@3"], interactions=TEST).per_user
+    assert from_scores.equals(from_ranks)
