@@ -115,6 +115,30 @@ def map_at_k(k: int, *, divide_by_k: bool = False) -> pl.Expr:
     The sum runs over the *distinct* ranks of hits (RecTools' sparse matrix
     adds tied hits into one cell): two hits tied at rank 2 add ``hits(<= 2) / 2``
     once. With no ties this is the usual AP@k (trec_eval's ``map_cut_k``).
+
+    Examples
+    --------
+    >>> from polars_rankmetrics import recsys
+    >>> reco = pl.DataFrame(
+    ...     {"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 1, 4], "rank": [1, 2, 3, 1, 2]}
+    ... )
+    >>> test = pl.DataFrame({"user": [1, 1, 2], "item": [2, 3, 9]})
+    >>> frame = recsys.prepare(reco, interactions=test)
+    >>> frame.group_by("user").agg(
+    ...     recsys.map_at_k(3),
+    ...     recsys.map_at_k(3, divide_by_k=True).alias("map_by_k"),
+    ...     recsys.ndcg_at_k(3),
+    ...     recsys.mrr_at_k(3),
+    ... ).sort("user").collect()
+    shape: (2, 5)
+    ┌──────┬──────────┬──────────┬──────────┬─────┐
+    │ user ┆ map      ┆ map_by_k ┆ ndcg     ┆ mrr │
+    │ ---  ┆ ---      ┆ ---      ┆ ---      ┆ --- │
+    │ i64  ┆ f64      ┆ f64      ┆ f64      ┆ f64 │
+    ╞══════╪══════════╪══════════╪══════════╪═════╡
+    │ 1    ┆ 0.583333 ┆ 0.388889 ┆ 0.530721 ┆ 0.5 │
+    │ 2    ┆ 0.0      ┆ 0.0      ┆ 0.0      ┆ 0.0 │
+    └──────┴──────────┴──────────┴──────────┴─────┘
     """
     k = check_k(k)
     if k <= _POSITIONS_SUMMED:
@@ -234,6 +258,27 @@ def partial_auc_at_k(k: int, *, insufficient: Insufficient = "ignore") -> pl.Exp
     than ``k`` negatives recommended and a test item left out (RecTools'
     ``insufficient_handling="exclude"``); :func:`auc_insufficient` flags them,
     and :func:`polars_rankmetrics.recsys.evaluate` can raise on them.
+
+    Examples
+    --------
+    >>> from polars_rankmetrics import recsys
+    >>> reco = pl.DataFrame(
+    ...     {"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 1, 4], "rank": [1, 2, 3, 1, 2]}
+    ... )
+    >>> test = pl.DataFrame({"user": [1, 1, 2], "item": [2, 3, 9]})
+    >>> frame = recsys.prepare(reco, interactions=test)
+    >>> frame.group_by("user").agg(
+    ...     recsys.partial_auc_at_k(2), recsys.pap_at_k(2), recsys.auc_insufficient(2)
+    ... ).sort("user").collect()
+    shape: (2, 4)
+    ┌──────┬─────────────┬─────┬──────────────────┐
+    │ user ┆ partial_auc ┆ pap ┆ auc_insufficient │
+    │ ---  ┆ ---         ┆ --- ┆ ---              │
+    │ i64  ┆ f64         ┆ f64 ┆ bool             │
+    ╞══════╪═════════════╪═════╪══════════════════╡
+    │ 1    ┆ 0.5         ┆ 0.5 ┆ false            │
+    │ 2    ┆ 0.0         ┆ 0.0 ┆ false            │
+    └──────┴─────────────┴─────┴──────────────────┘
     """
     return _auc(k, insufficient, capped=False, name="partial_auc")
 

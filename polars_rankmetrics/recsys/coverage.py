@@ -121,6 +121,17 @@ def gini_index(reco: object, *, k: int | None = None, catalog: Catalog | None = 
     over the ``n`` items' recommendation counts ``c`` in ascending order, the
     rows ranked ``<= k`` (every row without ``k``). With ``catalog`` the items
     never recommended count with 0; without it only recommended items count.
+
+    Examples
+    --------
+    >>> from polars_rankmetrics import recsys
+    >>> reco = pl.DataFrame(
+    ...     {"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 1, 4], "rank": [1, 2, 3, 1, 2]}
+    ... )
+    >>> round(recsys.gini_index(reco, k=2), 6), recsys.gini_index(reco, k=2, catalog=5)
+    (0.166667, 0.5)
+    >>> recsys.shannon_entropy(reco, k=2)
+    1.5
     """
     counts = sorted(_exposure_counts(reco, k, catalog))
     n = len(counts)
@@ -276,6 +287,22 @@ def intersection(
     Returns ``user, intersection``. (RecTools returns 1 for every user when
     ``ref_reco`` is the very same object as ``reco``, even one with no item
     ranked ``<= k``; here such a user has no row.)
+
+    Examples
+    --------
+    >>> from polars_rankmetrics import recsys
+    >>> reco = pl.DataFrame({"user": [1, 1, 2, 2], "item": [1, 2, 1, 4], "rank": [1, 2, 1, 2]})
+    >>> other = pl.DataFrame({"user": [1, 1, 2], "item": [3, 1, 7], "rank": [1, 2, 1]})
+    >>> recsys.intersection(reco, other, k=2)
+    shape: (2, 2)
+    ┌──────┬──────────────┐
+    │ user ┆ intersection │
+    │ ---  ┆ ---          │
+    │ i64  ┆ f64          │
+    ╞══════╪══════════════╡
+    │ 1    ┆ 0.5          │
+    │ 2    ┆ 0.0          │
+    └──────┴──────────────┘
     """
     ref_k = k if ref_k is None else check_k(ref_k, "ref_k")
     top = _top(reco, k).select(USER, ITEM)

@@ -140,6 +140,25 @@ def miscalibration(
     References
     ----------
     H. Steck, "Calibrated recommendations", RecSys 2018.
+
+    Examples
+    --------
+    >>> from polars_rankmetrics import recsys
+    >>> reco = pl.DataFrame({"user": [1, 1, 2, 2], "item": [1, 2, 1, 4], "rank": [1, 2, 1, 2]})
+    >>> train = pl.DataFrame({"user": [1, 1, 2], "item": [5, 3, 2]})
+    >>> genres = pl.DataFrame(
+    ...     {"item": [1, 2, 3, 4, 5], "genre": ["drama", "comedy", "drama", "comedy", "drama"]}
+    ... )
+    >>> recsys.miscalibration(reco, train, genres, k=2)  # history all drama, list half drama
+    shape: (2, 2)
+    ┌──────┬────────────────┐
+    │ user ┆ miscalibration │
+    │ ---  ┆ ---            │
+    │ i64  ┆ f64            │
+    ╞══════╪════════════════╡
+    │ 1    ┆ 0.683197       │
+    │ 2    ┆ 0.683197       │
+    └──────┴────────────────┘
     """
     k = check_k(k)
     if not 0 < alpha < 1:
