@@ -9,12 +9,12 @@ Features (``features``): a frame with an ``item`` column and either numeric
 feature columns (RecTools' ``item_features_df``, one column per feature) or
 one list/array column (an embedding). A null or NaN feature value, or an item
 missing from ``features``, makes that item's distances NaN (RecTools), and
-NaN pairs are left out of a user's mean.
+NaN pairs are left out of a user's mean. Needs numpy (the ``recsys`` extra).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
@@ -31,12 +31,21 @@ Distance = Literal["hamming", "cosine", "jaccard"]
 _BLOCK_NUMBERS = 1 << 24
 
 
+def _numpy() -> Any:
+    try:
+        import numpy
+    except ImportError as error:  # pragma: no cover - depends on the environment
+        msg = 'item distances need numpy: pip install "polars_rankmetrics[recsys]"'
+        raise ImportError(msg) from error
+    return numpy
+
+
 def feature_matrix(features: object) -> tuple[pl.DataFrame, FloatArray]:
     """``(items, matrix)``: the items with their row index, and one float64 row per item.
 
     The last row of ``matrix`` is all NaN: the row of items missing from ``features``.
     """
-    import numpy as np
+    np = _numpy()
 
     frame = as_lazy(features, "features").collect()
     if ITEM not in frame.columns or frame.width < 2:
