@@ -92,7 +92,9 @@ def recommenders_serendipity(
     the cosine of the feature vectors (``item_feature_vector``); a pair without
     a value is 0. ``rel`` is 1 (Recommenders' default) or, with
     ``interactions``, whether the pair is a test pair (``col_relevance``). A
-    user without history has no row. RecTools' ``Serendipity`` is another
+    user without history has no row. Like Recommenders, it assumes ``train``
+    holds each (user, item) once (a repeat counts once in the history, but
+    twice in the co-occurrence counts). RecTools' ``Serendipity`` is another
     metric: :func:`~.novelty.serendipity`. Returns ``user, serendipity``.
     """
     listed = recommendations(reco).select(USER, ITEM)
