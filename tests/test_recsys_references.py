@@ -88,7 +88,7 @@ def test_recommenders_diversity_with_feature_vectors(seed: int) -> None:
         ]
         if sims:
             expected[user] = 1 - sum(sims) / len(sims)
-    _close(_values(recsys.recommenders_diversity(reco, features), "diversity"), expected)
+    _close(_values(recsys.recommenders_diversity(reco, features=features), "diversity"), expected)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -379,3 +379,25 @@ def test_per_user_table_feeds_compare_and_the_chart() -> None:
     assert np.allclose(means["mean"].to_numpy(), summary.sort("system")["mean"].to_numpy())
     chart = result.chart(x="MeanInvUserFreq@10", y="NDCG@10").to_dict()
     assert len(chart["layer"]) == 2
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_recommenders_diversity_with_cooccurrence(seed: int) -> None:
+    reco, train = random_reco(seed), _train(seed).unique()
+    users_of: dict[int, set[int]] = defaultdict(set)
+    for user, item in train.iter_rows():
+        users_of[item].add(user)
+
+    def similarity(a: int, b: int) -> float:
+        both = len(users_of[a] & users_of[b])
+        return both / math.sqrt(len(users_of[a]) * len(users_of[b])) if both else 0.0
+
+    expected = {}
+    for user, rows in _lists(reco).items():
+        sims = [similarity(a, b) for (a, _), (b, _) in combinations(rows, 2)]
+        if sims:
+            expected[user] = 1 - sum(sims) / len(sims)
+    ours = recsys.recommenders_diversity(reco, train=train)
+    _close(_values(ours, "diversity"), expected)
+    with pytest.raises(ValueError, match="give `features`"):
+        recsys.recommenders_diversity(reco)

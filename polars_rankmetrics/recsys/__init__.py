@@ -38,11 +38,14 @@ from polars_rankmetrics.recsys.coverage import (
 from polars_rankmetrics.recsys.diversity import (
     intra_list_diversity,
     intra_list_similarity,
-    recommenders_diversity,
 )
 from polars_rankmetrics.recsys.evaluate import RecsysEvaluation, evaluate
 from polars_rankmetrics.recsys.frames import item_popularity, prepare, recommendations
-from polars_rankmetrics.recsys.history import miscalibration, recommenders_serendipity
+from polars_rankmetrics.recsys.history import (
+    miscalibration,
+    recommenders_diversity,
+    recommenders_serendipity,
+)
 from polars_rankmetrics.recsys.names import METRICS
 from polars_rankmetrics.recsys.novelty import (
     aclt,

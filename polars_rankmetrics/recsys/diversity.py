@@ -214,7 +214,7 @@ def intra_list_similarity(
     instead of a distance; null for a list of one item. Microsoft Recommenders'
     ``user_diversity`` with
     ``item_feature_vector`` is ``1 -`` this value with missing pairs counted as
-    similarity 0: :func:`recommenders_diversity`. Returns ``user, ils``.
+    similarity 0: :func:`~.history.recommenders_diversity`. Returns ``user, ils``.
     """
     k = check_k(k)
     _check_distance(distance)
@@ -226,7 +226,7 @@ def intra_list_similarity(
     return pl.DataFrame({USER: users, "ils": values}).with_columns(pl.col("ils").fill_nan(None))
 
 
-def recommenders_diversity(reco: object, features: object) -> pl.DataFrame:
+def feature_vector_diversity(reco: object, features: object) -> pl.DataFrame:
     """
     Microsoft Recommenders' ``user_diversity`` with ``item_sim_measure="item_feature_vector"``.
 

@@ -123,6 +123,45 @@ def recommenders_serendipity(
     return per_item.group_by(USER).agg(pl.col("serendipity").mean()).sort(USER).collect()
 
 
+def recommenders_diversity(
+    reco: object, *, features: object | None = None, train: object | None = None
+) -> pl.DataFrame:
+    """
+    Microsoft Recommenders' ``user_diversity``: 1 - the mean similarity of a list's item pairs.
+
+    Over the pairs of distinct items of each user's list (every row of
+    ``reco``; cut it at ``k`` first). The similarity is, with ``features``, the
+    cosine of the feature vectors (``item_sim_measure="item_feature_vector"``),
+    else the item co-occurrence cosine in ``train`` (the default
+    ``"item_cooccurrence_count"``, :func:`cooccurrence_similarity`); a pair
+    without a value counts 0. A user with one item has no pair: null. Returns
+    ``user, diversity``.
+    """
+    if features is not None:
+        from polars_rankmetrics.recsys.diversity import feature_vector_diversity
+
+        return feature_vector_diversity(reco, features)
+    if train is None:
+        msg = "give `features` (item_feature_vector) or `train` (item_cooccurrence_count)"
+        raise ValueError(msg)
+    listed = recommendations(reco).select(USER, ITEM)
+    pairs = (
+        listed.rename({ITEM: "a"})
+        .join(listed.rename({ITEM: "b"}), on=USER)
+        .filter(pl.col("a") < pl.col("b"))
+    )
+    similarity = cooccurrence_similarity(
+        pairs.select("a", "b").unique(), as_lazy(train, "train").select(USER, ITEM)
+    )
+    per_user = (
+        pairs.join(similarity, on=["a", "b"], how="left")
+        .group_by(USER)
+        .agg((1.0 - pl.col("sim").fill_null(0.0).mean()).alias("diversity"))
+    )
+    users = listed.select(USER).unique()
+    return users.join(per_user, on=USER, how="left").sort(USER).collect()
+
+
 def miscalibration(
     reco: object, train: object, genres: object, *, k: int, alpha: float = 0.01
 ) -> pl.DataFrame:
