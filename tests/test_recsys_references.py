@@ -401,3 +401,10 @@ def test_recommenders_diversity_with_cooccurrence(seed: int) -> None:
     _close(_values(ours, "diversity"), expected)
     with pytest.raises(ValueError, match="give `features`"):
         recsys.recommenders_diversity(reco)
+
+    result = recsys.evaluate(reco, metrics=["RecommendersDiversity@12"], train=train).per_user
+    assert dict(
+        zip(result["user"], result["RecommendersDiversity@12"], strict=True)
+    ) == pytest.approx(
+        {u: v for u, v in zip(ours["user"], ours["diversity"], strict=True)}, nan_ok=True
+    )

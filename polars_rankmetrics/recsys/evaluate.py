@@ -36,7 +36,11 @@ from polars_rankmetrics.recsys.frames import (
     recommendations,
     train_statistics,
 )
-from polars_rankmetrics.recsys.history import miscalibration, recommenders_serendipity
+from polars_rankmetrics.recsys.history import (
+    miscalibration,
+    recommenders_diversity,
+    recommenders_serendipity,
+)
 from polars_rankmetrics.recsys.names import METRICS, Spec, parse
 
 if TYPE_CHECKING:
@@ -179,6 +183,9 @@ def _frame_metric(
         )
     elif spec.name == "Miscalibration":
         result = miscalibration(reco, train, genres, k=k, alpha=options.get("alpha", 0.01))
+    elif spec.name == "RecommendersDiversity":
+        top = reco.filter(pl.col(RANK) <= k)
+        result = recommenders_diversity(top, features=features, train=train)
     elif spec.name == "RecommendersSerendipity":
         top = reco.filter(pl.col(RANK) <= k)
         result = recommenders_serendipity(top, train, features=features)

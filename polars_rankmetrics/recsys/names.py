@@ -187,6 +187,11 @@ METRICS: dict[str, RecsysMetric] = {
         ("train",),
         {"relevance": bool},
     ),
+    "RecommendersDiversity": RecsysMetric(
+        "frame",
+        "Microsoft Recommenders' user_diversity (co-occurrence, or `features`)",
+        ("train",),
+    ),
     "Intersection": RecsysMetric(
         "frame",
         "RecTools' Intersection with another model's lists (`ref=<model>`)",
