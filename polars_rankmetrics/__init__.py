@@ -29,6 +29,7 @@ from polars_rankmetrics._version import __version__ as __version__
 from polars_rankmetrics.comparisons.report import latex_table, markdown_table
 from polars_rankmetrics.evaluation import Evaluation, evaluate, subtopic_lists
 from polars_rankmetrics.measures import list_measures
+from polars_rankmetrics.meta_evaluation.rbo import rbo, rbo_runs
 from polars_rankmetrics.metrics import (
     alpha_dcg_at_k,
     alpha_ndcg_at_k,
@@ -83,15 +84,54 @@ if TYPE_CHECKING:
     from polars_rankmetrics import recsys, spark
     from polars_rankmetrics.comparisons.comparison import compare
     from polars_rankmetrics.comparisons.plot import pr_curve_chart, query_delta_chart, save_chart
+    from polars_rankmetrics.meta_evaluation.agreement import (
+        cohen_kappa,
+        compare_qrels,
+        fleiss_kappa,
+        krippendorff_alpha,
+    )
+    from polars_rankmetrics.meta_evaluation.correlation import kendall_tau, smare, spearman, tau_ap
+    from polars_rankmetrics.meta_evaluation.reproducibility import reproduce
+    from polars_rankmetrics.meta_evaluation.systems import (
+        discriminative_power,
+        qpp_evaluation,
+        ranking_agreement,
+        swap_rate,
+        system_scores,
+    )
 
 # Parts with optional or heavy dependencies (numpy/scipy: `stats`; altair: `plot`;
 # pyarrow and pyspark: `spark`) are imported on first use, so that
 # `import polars_rankmetrics` needs none of them and stays quick.
 _LAZY = {
     "compare": "polars_rankmetrics.comparisons.comparison",
+    "compare_pairs": "polars_rankmetrics.comparisons.pairs",
+    "p_value_matrix": "polars_rankmetrics.comparisons.letters",
+    "anova": "polars_rankmetrics.comparisons.anova",
+    "effect_sizes": "polars_rankmetrics.comparisons.effect_sizes",
+    "risk": "polars_rankmetrics.comparisons.risk",
+    "georisk": "polars_rankmetrics.comparisons.risk",
+    "compact_letter_display": "polars_rankmetrics.comparisons.letters",
+    "pairs_table": "polars_rankmetrics.comparisons.pairs_report",
+    "means_chart": "polars_rankmetrics.comparisons.means_plot",
     "pr_curve_chart": "polars_rankmetrics.comparisons.plot",
     "query_delta_chart": "polars_rankmetrics.comparisons.plot",
     "save_chart": "polars_rankmetrics.comparisons.plot",
+    # meta-evaluation (numpy/scipy): agreement, correlations, reproducibility, systems
+    "cohen_kappa": "polars_rankmetrics.meta_evaluation.agreement",
+    "compare_qrels": "polars_rankmetrics.meta_evaluation.agreement",
+    "fleiss_kappa": "polars_rankmetrics.meta_evaluation.agreement",
+    "krippendorff_alpha": "polars_rankmetrics.meta_evaluation.agreement",
+    "kendall_tau": "polars_rankmetrics.meta_evaluation.correlation",
+    "smare": "polars_rankmetrics.meta_evaluation.correlation",
+    "spearman": "polars_rankmetrics.meta_evaluation.correlation",
+    "tau_ap": "polars_rankmetrics.meta_evaluation.correlation",
+    "reproduce": "polars_rankmetrics.meta_evaluation.reproducibility",
+    "discriminative_power": "polars_rankmetrics.meta_evaluation.systems",
+    "qpp_evaluation": "polars_rankmetrics.meta_evaluation.systems",
+    "ranking_agreement": "polars_rankmetrics.meta_evaluation.systems",
+    "swap_rate": "polars_rankmetrics.meta_evaluation.systems",
+    "system_scores": "polars_rankmetrics.meta_evaluation.systems",
 }
 
 
@@ -116,16 +156,20 @@ __all__ = [
     "average_precision",
     "binned_pr_curve",
     "bpm",
+    "cohen_kappa",
     "compare",
+    "compare_qrels",
     "compatibility",
     "cumulative_pr",
     "dcg_at_k",
+    "discriminative_power",
     "err_at_k",
     "err_ia_at_k",
     "evaluate",
     "evaluate_parquet",
     "f_beta_at_k",
     "fall_out",
+    "fleiss_kappa",
     "gauc",
     "hit_rate_at_k",
     "hits_at_k",
@@ -133,6 +177,8 @@ __all__ = [
     "inst",
     "interpolated_ap",
     "interpolated_precision",
+    "kendall_tau",
+    "krippendorff_alpha",
     "latex_table",
     "list_measures",
     "markdown_table",
@@ -147,24 +193,43 @@ __all__ = [
     "pr_curve_chart",
     "precision_at_k",
     "precision_ia_at_k",
+    "qpp_evaluation",
     "query_delta_chart",
     "r_precision",
+    "ranking_agreement",
+    "rbo",
+    "rbo_runs",
     "read_trec_qrels",
     "read_trec_run",
     "recall_at_fixed_precision",
     "recall_at_k",
     "recsys",
     "reciprocal_rank",
+    "reproduce",
     "roc_auc",
     "save_chart",
     "scan_trec_qrels",
     "scan_trec_run",
+    "smare",
     "spark",
+    "spearman",
     "subtopic_lists",
     "subtopic_recall_at_k",
+    "swap_rate",
+    "system_scores",
+    "tau_ap",
     "tbg",
     "threshold_average_precision",
     "u_measure",
+    "anova",
+    "compact_letter_display",
+    "compare_pairs",
+    "effect_sizes",
+    "georisk",
+    "means_chart",
+    "p_value_matrix",
+    "pairs_table",
+    "risk",
 ]
 
 
