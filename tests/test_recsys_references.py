@@ -408,3 +408,28 @@ def test_recommenders_diversity_with_cooccurrence(seed: int) -> None:
     ) == pytest.approx(
         {u: v for u, v in zip(ours["user"], ours["diversity"], strict=True)}, nan_ok=True
     )
+
+
+def test_model_rbo_equals_the_rbo_package() -> None:
+    rbo_package = pytest.importorskip("rbo")
+    reco, other = random_reco(12).filter(pl.col("user") % 2 == 0), random_reco(13)
+    for k, p in ((3, 0.9), (10, 0.8)):
+        ours = _values(recsys.model_rbo(reco, other, k=k, p=p), "rbo")
+        first, second = _lists(reco, k), _lists(other, k)
+        expected = {}
+        for user in set(first) | set(second):
+            a = [i for i, _ in sorted(first.get(user, []), key=lambda row: (row[1], row[0]))]
+            b = [i for i, _ in sorted(second.get(user, []), key=lambda row: (row[1], row[0]))]
+            if a and b:  # the rbo package divides by zero on an empty list
+                expected[user] = rbo_package.RankingSimilarity(a, b).rbo_ext(p)
+        _close({u: v for u, v in ours.items() if u in expected}, expected)
+    names = ["RBO@3(ref=b)"]
+    per_user = recsys.evaluate({"a": reco, "b": other}, metrics=names).per_user
+    got = per_user.filter(pl.col("model") == "a").select("user", "RBO@3(ref=b)")
+    direct = recsys.model_rbo(reco, other, k=3)
+    assert (
+        got.join(direct, on="user")
+        .select((pl.col("RBO@3(ref=b)") - pl.col("rbo")).abs().max())
+        .item()
+        < 1e-12
+    )

@@ -314,3 +314,51 @@ def intersection(
         (pl.col("shared").fill_null(False).sum() / pl.len()).alias("intersection")
     )
     return per_user.sort(USER).collect()
+
+
+def model_rbo(
+    reco: object,
+    ref_reco: object,
+    *,
+    k: int,
+    p: float = 0.9,
+    kind: Literal["ext", "min", "res", "truncated"] = "ext",
+) -> pl.DataFrame:
+    """
+    Rank-biased overlap (Webber et al. 2010) between two models' top ``k``, per user.
+
+    Each user's items ranked ``<= k`` are listed by rank, then item id (for
+    tied ranks), and compared with
+    :func:`polars_rankmetrics.meta_evaluation.rbo` (``p``, ``kind``). A user
+    in one model only is compared with an empty list. Returns ``user, rbo``.
+    Unlike :func:`intersection`, the order inside the lists counts.
+
+    Examples
+    --------
+    >>> from polars_rankmetrics import recsys
+    >>> reco = pl.DataFrame({"user": [1, 1, 1], "item": [1, 2, 3], "rank": [1, 2, 3]})
+    >>> other = pl.DataFrame({"user": [1, 1, 1], "item": [2, 1, 3], "rank": [1, 2, 3]})
+    >>> recsys.model_rbo(reco, other, k=3, p=0.9)
+    shape: (1, 2)
+    ┌──────┬─────┐
+    │ user ┆ rbo │
+    │ ---  ┆ --- │
+    │ i64  ┆ f64 │
+    ╞══════╪═════╡
+    │ 1    ┆ 0.9 │
+    └──────┴─────┘
+    """
+    from polars_rankmetrics.meta_evaluation.rbo import rbo
+
+    k = check_k(k)
+
+    def lists(frame: object, name: str) -> pl.LazyFrame:
+        top = _top(frame, k).sort(USER, RANK, ITEM)
+        return top.group_by(USER, maintain_order=True).agg(pl.col(ITEM).alias(name))
+
+    first, second = lists(reco, "first"), lists(ref_reco, "second")
+    joined = first.join(second, on=USER, how="full", coalesce=True)
+    dtype = joined.collect_schema()["first"]
+    empty = pl.lit([], dtype=dtype)
+    filled = joined.with_columns(pl.col("first", "second").fill_null(empty))
+    return filled.select(USER, rbo("first", "second", p=p, kind=kind)).sort(USER).collect()

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 import polars as pl
 
 from polars_rankmetrics.recsys.accuracy import auc_insufficient
-from polars_rankmetrics.recsys.coverage import Catalog, _catalog_size, intersection
+from polars_rankmetrics.recsys.coverage import Catalog, _catalog_size, intersection, model_rbo
 from polars_rankmetrics.recsys.diversity import intra_list_diversity, intra_list_similarity
 from polars_rankmetrics.recsys.frames import (
     ITEM,
@@ -189,12 +189,15 @@ def _frame_metric(
     elif spec.name == "RecommendersSerendipity":
         top = reco.filter(pl.col(RANK) <= k)
         result = recommenders_serendipity(top, train, features=features)
-    else:  # Intersection
+    else:  # Intersection, RBO
         reference = str(options.get("ref"))
         if reference not in models:
             msg = f"{spec.label!r}: `ref` must name one of the models {sorted(models)}"
             raise ValueError(msg)
-        result = intersection(reco, models[reference], k=k, ref_k=options.get("ref_k"))
+        if spec.name == "RBO":
+            result = model_rbo(reco, models[reference], k=k, p=options.get("p", 0.9))
+        else:
+            result = intersection(reco, models[reference], k=k, ref_k=options.get("ref_k"))
     return result.select(USER, pl.col(result.columns[1]).alias(spec.label))
 
 

@@ -198,6 +198,12 @@ METRICS: dict[str, RecsysMetric] = {
         ("ref",),
         {"ref": str, "ref_k": int},
     ),
+    "RBO": RecsysMetric(
+        "frame",
+        "Rank-biased overlap with another model's lists (`ref=<model>`, `p`)",
+        ("ref",),
+        {"ref": str, "p": float},
+    ),
     "CatalogCoverage": RecsysMetric(
         "catalog",
         "RecTools' CatalogCoverage: distinct items ranked <= k",
