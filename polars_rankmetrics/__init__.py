@@ -81,7 +81,7 @@ from polars_rankmetrics.trec import (
 )
 
 if TYPE_CHECKING:
-    from polars_rankmetrics import spark
+    from polars_rankmetrics import recsys, spark
     from polars_rankmetrics.comparisons.comparison import compare
     from polars_rankmetrics.comparisons.plot import pr_curve_chart, query_delta_chart, save_chart
     from polars_rankmetrics.meta_evaluation.agreement import (
@@ -149,6 +149,8 @@ def __getattr__(name: str) -> Any:
     """Import the optional features on first access."""
     if name == "spark":
         return importlib.import_module("polars_rankmetrics.spark")
+    if name == "recsys":  # recommender metrics (issue 29), loaded on first use
+        return importlib.import_module("polars_rankmetrics.recsys")
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     msg = f"module 'polars_rankmetrics' has no attribute {name!r}"
@@ -211,6 +213,7 @@ __all__ = [
     "read_trec_run",
     "recall_at_fixed_precision",
     "recall_at_k",
+    "recsys",
     "reciprocal_rank",
     "reproduce",
     "roc_auc",
