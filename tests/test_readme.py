@@ -649,6 +649,29 @@ def comparing_systems(block: Block, context: Context) -> None:
             assert float(number.search(cell).group()) == round(expected, 3), (system, metric)
 
 
+@runs("guide/recsys.md: One call for several models #1", "guide/recsys.md: Expressions per user #1")
+def recsys_example(block: Block, context: Context) -> None:
+    """Runs on the bundled demo data; the printed table is the page's, NDCG@10 is RecTools'."""
+    import warnings
+
+    context.work_in({})
+    namespace, _ = execute(block, {})
+    assert context.capsys.readouterr().out.strip() == (block.output or "").strip()
+    if "result" not in namespace:
+        return
+    assert (context.tmp_path / "tradeoff.svg").read_text().startswith("<svg")
+    rectools = pytest.importorskip("rectools.metrics")
+    data = namespace["data"]
+    test = data.test.rename({"user": "user_id", "item": "item_id"}).to_pandas()
+    for model, ndcg in namespace["result"].summary.select("model", "NDCG@10").iter_rows():
+        reco = data.reco.filter(pl.col("model") == model).drop("model")
+        reco = reco.rename({"user": "user_id", "item": "item_id"}).to_pandas()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = rectools.NDCG(k=10).calc(reco, test)
+        assert ndcg == pytest.approx(expected, abs=1e-12), model
+
+
 _MANY_PAGE = "guide/comparing-many.md"
 _MANY_NAMESPACE: dict[str, Any] = {}
 
