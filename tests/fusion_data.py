@@ -1,0 +1,63 @@
+"""Random runs for the fusion parity tests, and ranx's fused runs as frames."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+Nested = dict[str, dict[str, float]]
+
+
+def random_runs(
+    seed: int, *, n_queries: int = 100, depths: tuple[int, ...] = (20, 30, 40, 50), pool: int = 60
+) -> list[Nested]:
+    """Runs of different depths and score scales; each misses some documents of the others.
+
+    Scores are continuous and distinct within a run (no ties), so ranks are the
+    same whatever the tie-breaking rule.
+    """
+    rng = np.random.default_rng(seed)
+    scales = [(0.0, 30.0), (0.0, 1.0), (-5.0, 5.0), (-3.0, -1.0), (100.0, 101.0)]
+    runs: list[Nested] = []
+    for system, depth in enumerate(depths):
+        low, high = scales[system % len(scales)]
+        run: Nested = {}
+        for q in range(n_queries):
+            docs = rng.choice(pool, size=depth, replace=False)
+            scores = rng.uniform(low, high, size=depth)
+            run[f"q{q:03d}"] = {f"d{d:03d}": float(s) for d, s in zip(docs, scores, strict=True)}
+        runs.append(run)
+    return runs
+
+
+def nested_frame(nested: Nested) -> pl.DataFrame:
+    """``{query: {doc: score}}`` as ``query, doc, score``, in the dict's order."""
+    rows = [(q, d, s) for q, docs in nested.items() for d, s in docs.items()]
+    return pl.DataFrame(rows, schema=["query", "doc", "score"], orient="row")
+
+
+def ranx_frame(run: Any) -> pl.DataFrame:
+    """A ranx Run (sorted) as ``query, doc, score, position`` (its order within each query)."""
+    frame = nested_frame(run.to_dict())
+    return frame.with_columns(position=pl.int_range(pl.len()).over("query"))
+
+
+def assert_same_fusion(ours: pl.DataFrame, theirs: pl.DataFrame, *, rtol: float = 1e-9) -> None:
+    """The same (query, doc) rows, scores equal to ``rtol``, and ours in ranx's order up to ties."""
+    joined = ours.join(theirs, on=["query", "doc"], how="full", coalesce=True, suffix="_ranx")
+    missing = joined.filter(pl.col("score").is_null() | pl.col("score_ranx").is_null())
+    assert missing.height == 0, f"rows in only one of the two:\n{missing}"
+    ours_scores = joined.get_column("score").to_numpy()
+    ranx_scores = joined.get_column("score_ranx").to_numpy()
+    np.testing.assert_allclose(ours_scores, ranx_scores, rtol=rtol, atol=1e-12)
+    # Order: walking our ranking, ranx's scores never increase (up to rounding),
+    # and ranx's ranking of the strictly-ordered documents is ours.
+    in_our_order = ours.join(
+        theirs, on=["query", "doc"], how="left", maintain_order="left", suffix="_ranx"
+    )
+    steps = in_our_order.select(
+        step=pl.col("score_ranx").diff().over("query"), scale=pl.col("score_ranx").abs()
+    ).drop_nulls()
+    assert (steps["step"] <= 1e-9 * (1 + steps["scale"])).all(), "our order differs from ranx's"
