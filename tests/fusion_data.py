@@ -61,3 +61,39 @@ def assert_same_fusion(ours: pl.DataFrame, theirs: pl.DataFrame, *, rtol: float 
         step=pl.col("score_ranx").diff().over("query"), scale=pl.col("score_ranx").abs()
     ).drop_nulls()
     assert (steps["step"] <= 1e-9 * (1 + steps["scale"])).all(), "our order differs from ranx's"
+
+
+def transitive_runs(seed: int, *, n_queries: int = 100, n_docs: int = 20) -> list[Nested]:
+    """Three runs retrieving the same documents, whose majority order has no cycle.
+
+    Each run is a noisy copy of one ranking; a query is redrawn until every pair
+    of documents has a majority and the majority relation is a total order (each
+    document beats a different number of others), so CondorcetFuse's result
+    does not depend on the sort that ranx uses.
+    """
+    rng = np.random.default_rng(seed)
+    runs: list[Nested] = [{}, {}, {}]
+    for q in range(n_queries):
+        while True:
+            base = rng.normal(size=n_docs)
+            scores = [base + rng.normal(scale=0.7, size=n_docs) for _ in runs]
+            positions = np.array([np.argsort(np.argsort(-s)) for s in scores])
+            beats = (positions[:, :, None] < positions[:, None, :]).sum(axis=0) >= 2
+            np.fill_diagonal(beats, False)
+            if sorted(beats.sum(axis=1)) == list(range(n_docs)):
+                break
+        for run, s in zip(runs, scores, strict=True):
+            run[f"q{q:03d}"] = {f"d{d:03d}": float(v) for d, v in enumerate(s)}
+    return runs
+
+
+def random_qrels(seed: int, queries: list[str], *, pool: int = 60) -> dict[str, dict[str, int]]:
+    """Qrels with a third of each query's pool judged, about half of those relevant (1 or 2)."""
+    rng = np.random.default_rng(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    for query in queries:
+        docs = rng.choice(pool, size=pool // 3, replace=False)
+        labels = rng.integers(0, 3, size=docs.size)
+        labels[0] = 1  # every query has a relevant document
+        qrels[query] = {f"d{d:03d}": int(v) for d, v in zip(docs, labels, strict=True)}
+    return qrels

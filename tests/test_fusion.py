@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from polars_rankmetrics.fusion import fuse
-from tests.fusion_data import assert_same_fusion, random_runs, ranx_frame
+from tests.fusion_data import assert_same_fusion, random_runs, ranx_frame, transitive_runs
 
 ranx = pytest.importorskip("ranx")
 
@@ -70,3 +70,29 @@ def test_rank_methods_match_ranx(
     nested_runs: list[Any], ranx_runs: list[Any], method: str, norm: str | None
 ) -> None:
     assert_same_fusion(_ours(nested_runs, method, norm), _ranx_fuse(ranx_runs, method, norm))
+
+
+@pytest.fixture(scope="module")
+def transitive() -> tuple[list[Any], list[Any]]:
+    nested = transitive_runs(11)
+    return nested, [ranx.Run(run, name=f"s{i}") for i, run in enumerate(nested)]
+
+
+# Condorcet depends on the order of ranx's sort wherever the majority relation is
+# not a total order; these runs have a total order (see transitive_runs).
+@pytest.mark.parametrize("norm", ["min-max", "min-max-inverted", "zmuv", None])
+@pytest.mark.parametrize(
+    ("method", "weights"), [("condorcet", None), ("w_condorcet", [0.2, 0.35, 0.45])]
+)
+def test_condorcet_matches_ranx(
+    transitive: tuple[list[Any], list[Any]],
+    method: str,
+    weights: list[float] | None,
+    norm: str | None,
+) -> None:
+    nested, ranx_runs = transitive
+    params = {} if weights is None else {"weights": weights}
+    theirs = ranx_frame(ranx.fuse(ranx_runs, norm=norm, method=method, params=params))
+    ours = fuse(nested, method=method, norm=norm, weights=weights)  # type: ignore[arg-type]
+    assert isinstance(ours, pl.DataFrame)
+    assert_same_fusion(ours, theirs)
