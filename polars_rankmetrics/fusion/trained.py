@@ -36,6 +36,7 @@ training queries.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import polars as pl
@@ -141,7 +142,7 @@ def _probfuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> p
 
 def _segfuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> pl.LazyFrame:
     bounds = SEGFUSE_BOUNDS
-    sizes = pl.Series([b - a for a, b in zip(bounds, bounds[1:], strict=False)], dtype=pl.Float64)
+    sizes = pl.Series([b - a for a, b in itertools.pairwise(bounds)], dtype=pl.Float64)
     segmented = rows.with_columns(segment=_segment(pl.col("position"), bounds)).filter(
         pl.col("segment") < len(sizes)
     )
@@ -203,7 +204,7 @@ def _slidefuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> 
 def _bayesfuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> pl.LazyFrame:
     bounds = BAYESFUSE_BOUNDS
     n_segments = len(bounds) - 1
-    sizes = pl.Series([b - a for a, b in zip(bounds, bounds[1:], strict=False)], dtype=pl.Float64)
+    sizes = pl.Series([b - a for a, b in itertools.pairwise(bounds)], dtype=pl.Float64)
     segmented = rows.with_columns(segment=_segment(pl.col("position"), bounds)).filter(
         pl.col("segment") < n_segments
     )
