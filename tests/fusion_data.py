@@ -97,3 +97,27 @@ def random_qrels(seed: int, queries: list[str], *, pool: int = 60) -> dict[str, 
         labels[0] = 1  # every query has a relevant document
         qrels[query] = {f"d{d:03d}": int(v) for d, v in zip(docs, labels, strict=True)}
     return qrels
+
+
+def overlapping_runs(
+    seed: int, *, n_queries: int = 50, n_docs: int = 30, n_runs: int = 3
+) -> list[Nested]:
+    """Runs that all retrieve the same documents, no two with the same ranks in every run.
+
+    Fused scores then do not tie (a document retrieved by only some runs, or two
+    documents whose ranks are a permutation of each other's, would tie under
+    the rank-based methods), so evaluating a fused run does not depend on how
+    equal scores are ordered, which ranx leaves to its unstable sort.
+    """
+    rng = np.random.default_rng(seed)
+    runs: list[Nested] = [{} for _ in range(n_runs)]
+    for q in range(n_queries):
+        while True:
+            scores = rng.uniform(size=(n_runs, n_docs))
+            ranks = np.argsort(np.argsort(-scores, axis=1), axis=1)
+            patterns = {tuple(sorted(ranks[:, d])) for d in range(n_docs)}
+            if len(patterns) == n_docs:
+                break
+        for run, row in zip(runs, scores, strict=True):
+            run[f"q{q:03d}"] = {f"d{d:03d}": float(v) for d, v in enumerate(row)}
+    return runs

@@ -172,11 +172,11 @@ def _borda(ranked: pl.LazyFrame, n_systems: int) -> pl.LazyFrame:
     counts = candidates.group_by("query").agg(n_candidates=pl.len())
     per_run = ranked.group_by("system", "query").agg(n_retrieved=pl.len())
     systems = pl.LazyFrame({"system": pl.Series(range(n_systems), dtype=pl.UInt32)})
-    full = (
-        candidates.join(systems, how="cross")
-        .join(ranked, on=["system", "query", "doc"], how="left")
-        .join(counts, on="query")
-        .join(per_run, on=["system", "query"], how="left")
+    full = (  # in run order, as the rest of the pipeline (see methods.py)
+        systems.join(candidates, how="cross", maintain_order="left_right")
+        .join(ranked, on=["system", "query", "doc"], how="left", maintain_order="left")
+        .join(counts, on="query", maintain_order="left")
+        .join(per_run, on=["system", "query"], how="left", maintain_order="left")
         .with_columns(pl.col("n_retrieved").fill_null(0))
     )
     score = (
@@ -288,6 +288,8 @@ def fuse(
       comes from an unstable sort and is arbitrary), and after ``borda``
       normalisation the unretrieved candidates come last (ranx ranks them in its
       set order);
+    - fused scores are rounded to 12 significant digits, so that equal scores
+      tie exactly whatever the order polars adds their terms in;
     - null and NaN scores are dropped: that run did not retrieve the document;
     - duplicate ``(query, doc)`` rows in a run raise ``ValueError`` (checked for
       eager inputs; a lazy run is not read to check).
@@ -327,7 +329,23 @@ def fuse(
             msg = f"method {method!r} is not trained: drop `train_qrels` and `train_runs`"
             raise ValueError(msg)
         fused = METHODS[method](frame, context)
-    result = fused.select("query", "doc", pl.col("score").cast(pl.Float64)).sort(
+    result = finish(fused)
+    return result if read.lazy else result.collect()
+
+
+SIGNIFICANT_DIGITS = 12
+"""Fused scores are rounded to this many significant digits (see :func:`finish`)."""
+
+
+def finish(fused: pl.LazyFrame) -> pl.LazyFrame:
+    """``query, doc, score``, scores rounded to 12 significant digits, in ranking order.
+
+    A floating-point sum depends on the order of its terms, which polars'
+    parallel group-by does not fix: two documents whose fused scores are equal
+    could differ in their last bits, and their order with them. Rounded, they
+    tie, and ties are ordered by document id descending, at any thread count.
+    """
+    score = pl.col("score").cast(pl.Float64).round_sig_figs(SIGNIFICANT_DIGITS)
+    return fused.select("query", "doc", score).sort(
         ["query", "score", "doc"], descending=[False, True, True]
     )
-    return result if read.lazy else result.collect()

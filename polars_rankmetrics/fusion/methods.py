@@ -43,8 +43,15 @@ class Context:
 
 Combine = Callable[[pl.LazyFrame, Context], pl.LazyFrame]
 
-S = pl.col("score")
 N_RETRIEVED = pl.len().cast(pl.Float64)
+
+
+# Floating-point sums depend on the order of their terms. The long frame is in
+# run order (the runs are stacked in order, and every join keeps the left
+# frame's order), and a group-by keeps each group's rows in input order, so a
+# document's terms are always added in run order, whatever the thread count:
+# equal fused scores stay equal, and are then ordered by document id.
+S = pl.col("score")
 
 
 def _by_doc(expr: Callable[[Context], pl.Expr]) -> Combine:
@@ -62,10 +69,6 @@ def _missing_pad(context: Context, aggregate: pl.Expr, pad: float, keep: str) ->
     return pl.when(pl.len() < context.n_systems).then(padded).otherwise(aggregate)
 
 
-def _mnz(weight: Callable[[], pl.Expr]) -> Callable[[Context], pl.Expr]:
-    return lambda c: weight().sum() * N_RETRIEVED
-
-
 def _weighted_borda(frame: pl.LazyFrame, context: Context) -> pl.LazyFrame:
     """Σ_i w_i·points_i, a run's unretrieved candidates sharing its leftover points."""
     candidates = frame.group_by("query").agg(n_candidates=pl.col("doc").n_unique())
@@ -78,18 +81,18 @@ def _weighted_borda(frame: pl.LazyFrame, context: Context) -> pl.LazyFrame:
     ).lazy()
     # Every run's unretrieved points for each query (a run without the query: all candidates).
     base = (
-        candidates.join(weights, how="cross")
-        .join(per_run, on=["system", "query"], how="left")
+        weights.join(candidates, how="cross", maintain_order="left_right")
+        .join(per_run, on=["system", "query"], how="left", maintain_order="left")
         .with_columns(pl.col("n_retrieved").fill_null(0))
         .with_columns(unranked=borda_points_unretrieved())
     )
     baseline = base.group_by("query").agg(baseline=(pl.col("w") * pl.col("unranked")).sum())
-    scored = frame.join(base, on=["system", "query"]).with_columns(
+    scored = frame.join(base, on=["system", "query"], maintain_order="left").with_columns(
         gain=pl.col("w") * (borda_points() - pl.col("unranked"))
     )
     return (
         scored.group_by("query", "doc")
-        .agg(pl.col("gain").sum())
+        .agg((pl.col("gain")).sum())
         .join(baseline, on="query")
         .select("query", "doc", score=pl.col("baseline") + pl.col("gain"))
     )
@@ -110,15 +113,15 @@ METHODS: dict[str, Combine] = {
     "anz": _by_doc(lambda c: S.sum() / N_RETRIEVED),
     "mnz": _by_doc(lambda c: S.sum() * N_RETRIEVED),
     "gmnz": _by_doc(lambda c: S.sum() * N_RETRIEVED.pow(c.params["gamma"])),
-    "wsum": _by_doc(lambda c: (S * c.weight()).sum()),
-    "wmnz": _by_doc(lambda c: S.sum() * c.weight().sum()),
-    "mixed": _by_doc(lambda c: (S * c.weight()).sum() * N_RETRIEVED.sqrt()),
+    "wsum": _by_doc(lambda c: (pl.col("score") * c.weight()).sum()),
+    "wmnz": _by_doc(lambda c: S.sum() * (c.weight()).sum()),
+    "mixed": _by_doc(lambda c: (pl.col("score") * c.weight()).sum() * N_RETRIEVED.sqrt()),
     # rank-based
-    "isr": _by_doc(lambda c: isr_weight().sum() * N_RETRIEVED),
-    "log_isr": _by_doc(lambda c: isr_weight().sum() * N_RETRIEVED.log()),
-    "logn_isr": _by_doc(lambda c: isr_weight().sum() * (N_RETRIEVED + c.params["sigma"]).log()),
-    "rrf": _by_doc(lambda c: rrf_weight(k=c.params["k"]).sum()),
-    "rbc": _by_doc(lambda c: rbc_weight(phi=c.params["phi"]).sum()),
+    "isr": _by_doc(lambda c: (isr_weight()).sum() * N_RETRIEVED),
+    "log_isr": _by_doc(lambda c: (isr_weight()).sum() * N_RETRIEVED.log()),
+    "logn_isr": _by_doc(lambda c: (isr_weight()).sum() * (N_RETRIEVED + c.params["sigma"]).log()),
+    "rrf": _by_doc(lambda c: (rrf_weight(k=c.params["k"])).sum()),
+    "rbc": _by_doc(lambda c: (rbc_weight(phi=c.params["phi"])).sum()),
     "bordafuse": _weighted_borda,
     "w_bordafuse": _weighted_borda,
     "condorcet": _condorcet,

@@ -104,8 +104,11 @@ def _per_segment(rows: pl.LazyFrame, n_queries: int, size: pl.Expr) -> pl.LazyFr
     return (
         rows.group_by("system", "query", "segment")
         .agg(share=pl.col("hit").sum() / size)
-        .group_by("system", "segment")
+        .sort("system", "segment", "query")  # sums in query order, as ranx's
+        .group_by("system", "segment", maintain_order=True)
         .agg(prob=pl.col("share").sum() / n_queries)
+        .collect()  # small; computed apart, its sums keep their order inside any plan
+        .lazy()
     )
 
 
@@ -119,7 +122,7 @@ def _sized(rows: pl.LazyFrame, sizes: pl.Series) -> pl.LazyFrame:
 
 def _per_position(rows: pl.LazyFrame) -> pl.LazyFrame:
     """``system, position, prob``: the fraction of hits at each position (ranx's estimate_probs)."""
-    return rows.group_by("system", "position").agg(prob=pl.col("hit").mean())
+    return rows.group_by("system", "position").agg(prob=pl.col("hit").mean()).collect().lazy()
 
 
 def _summed(frame: pl.LazyFrame) -> pl.LazyFrame:
@@ -134,7 +137,7 @@ def _probfuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> p
     depth = pl.len().over("system", "query")
     scored = (
         test.with_columns(segment=_POSITION // (depth / n).ceil().cast(pl.Int64))
-        .join(probs, on=["system", "segment"], how="left")
+        .join(probs, on=["system", "segment"], how="left", maintain_order="left")
         .with_columns(score=pl.col("prob").fill_null(0.0) / (pl.col("segment") + 1))
     )
     return _summed(scored)
@@ -149,7 +152,7 @@ def _segfuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> pl
     probs = _per_segment(_sized(segmented, sizes), n_q, pl.col("size").first())
     scored = (
         test.with_columns(segment=_segment(_POSITION, bounds))
-        .join(probs, on=["system", "segment"], how="left")
+        .join(probs, on=["system", "segment"], how="left", maintain_order="left")
         .with_columns(score=pl.col("prob").fill_null(0.0) * (pl.col("score") + 1.0))
     )
     return _summed(scored)
@@ -159,7 +162,7 @@ def _posfuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> pl
     probs = _per_position(rows)
     scored = (
         test.with_columns(position=_POSITION)
-        .join(probs, on=["system", "position"], how="left")
+        .join(probs, on=["system", "position"], how="left", maintain_order="left")
         .with_columns(score=pl.col("prob").fill_null(0.0))
     )
     return _summed(scored)
@@ -183,7 +186,9 @@ def _slidefuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> 
     depth = pl.len().over("system", "query").cast(pl.Int64)
     low = pl.max_horizontal(_POSITION - w, 0)
     high = pl.min_horizontal(_POSITION + w, depth - 1)
-    window = test.with_columns(low=low, high=high).join(length, on="system", how="left")
+    window = test.with_columns(low=low, high=high).join(
+        length, on="system", how="left", maintain_order="left"
+    )
     capped = pl.col("length").fill_null(0)
     window = window.with_columns(
         start=pl.min_horizontal("low", capped), stop=pl.min_horizontal(pl.col("high") + 1, capped)
@@ -191,8 +196,8 @@ def _slidefuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> 
     start = prefix.rename({"index": "start", "total": "before"})
     stop = prefix.rename({"index": "stop", "total": "through"})
     scored = (
-        window.join(start, on=["system", "start"], how="left")
-        .join(stop, on=["system", "stop"], how="left")
+        window.join(start, on=["system", "start"], how="left", maintain_order="left")
+        .join(stop, on=["system", "stop"], how="left", maintain_order="left")
         .with_columns(
             score=(pl.col("through").fill_null(0.0) - pl.col("before").fill_null(0.0))
             / (pl.col("high") - pl.col("low") + 1)
@@ -216,12 +221,12 @@ def _bayesfuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> 
     precision = pl.when(precision == 0).then(0.001).otherwise(precision)
     complement = 1.0 - precision
     complement = pl.when(complement == 0).then(0.001).otherwise(complement)
-    odds = grid.join(probs, on=["system", "segment"], how="left").select(
+    odds = grid.join(probs, on=["system", "segment"], how="left", maintain_order="left").select(
         "system", "segment", odds=(precision / complement).log()
     )
     scored = (
         test.with_columns(segment=_segment(_POSITION, bounds))
-        .join(odds, on=["system", "segment"], how="left")
+        .join(odds, on=["system", "segment"], how="left", maintain_order="left")
         .filter(pl.col("odds").is_not_null())  # beyond rank 1000: not retrieved
     )
     return scored.group_by("query", "doc").agg(
@@ -249,7 +254,9 @@ def _map_scores(rows: pl.LazyFrame, relevant: pl.DataFrame, n_q: int) -> pl.Lazy
         .with_columns(ap=pl.col("total") / pl.col("n_relevant"))
         .with_columns(ap=pl.when(pl.col("n_relevant") > 0).then("ap").otherwise(0.0))
     )
-    return ap.group_by("system").agg(map=pl.col("ap").sum() / n_q)
+    ordered = ap.sort("system", "query")  # sums in query order
+    scores = ordered.group_by("system", maintain_order=True).agg(map=pl.col("ap").sum() / n_q)
+    return scores.collect().lazy()  # small; computed apart, its sums keep their order
 
 
 def fuse_trained(
@@ -276,7 +283,7 @@ def fuse_trained(
             .agg(n_relevant=(pl.col("relevance") >= 1).sum())
         )
         scores = _map_scores(rows, relevant, n_queries)
-        scored = test.join(scores, on="system", how="left").with_columns(
+        scored = test.join(scores, on="system", how="left", maintain_order="left").with_columns(
             score=pl.col("map").fill_null(0.0) / pl.col("rank").cast(pl.Float64)
         )
         return _summed(scored)
