@@ -3,13 +3,20 @@
 Every metric is a typed function returning a ``pl.Expr``. Importing the package
 also makes them available on expressions as ``pl.col("relevance").rank.<metric>``,
 while ``pl.col(x).rank(...)`` keeps calling polars' own ``Expr.rank``.
+Name the ranking with ``by=`` (``rm.ndcg_at_k("relevance", 10, by="score")``):
+without it the rows are ranked in the order they come in.
 
 The layout, from the bottom up: :mod:`.engine` ranks each group once and
 computes statistics from that ranking; :mod:`.metrics` holds the metric
-families; :mod:`.measures` is the registry of measure names (trec_eval,
-ir_measures, ranx); :func:`metrics` evaluates many of them at once;
-:mod:`.trec`, :mod:`.parquet` and :mod:`.spark` evaluate whole runs, and
-:mod:`.comparisons` compares systems.
+families; :mod:`.measures` is the registry of measures and the dialects that
+name them (trec_eval, ir_measures, ranx, ...), resolved in one pipeline;
+:func:`metrics` evaluates many of them at once; :mod:`.evaluation` turns user
+inputs (files, frames, dicts, ranx objects) into judged rankings and per-query
+values (:func:`evaluate`); on top, :mod:`.trec` (trec_eval's formats and
+command line), :mod:`.parquet`, :mod:`.spark`, :mod:`.comparisons` (comparing
+systems), ``fusion``, ``recsys`` and ``meta_evaluation``, and the
+``rankmetrics`` command. The documentation's architecture page says where a
+new piece goes.
 """
 
 from __future__ import annotations
@@ -18,7 +25,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from polars_rankmetrics._accessor import install as _install
+from polars_rankmetrics._version import __version__ as __version__
 from polars_rankmetrics.comparisons.report import latex_table, markdown_table
+from polars_rankmetrics.evaluation import Evaluation, evaluate, subtopic_lists
 from polars_rankmetrics.measures import list_measures
 from polars_rankmetrics.metrics import (
     alpha_dcg_at_k,
@@ -64,13 +73,10 @@ from polars_rankmetrics.metrics import (
 from polars_rankmetrics.multi import metrics
 from polars_rankmetrics.parquet import evaluate_parquet
 from polars_rankmetrics.trec import (
-    Evaluation,
-    evaluate,
     read_trec_qrels,
     read_trec_run,
     scan_trec_qrels,
     scan_trec_run,
-    subtopic_lists,
 )
 
 if TYPE_CHECKING:
@@ -163,7 +169,5 @@ def __dir__() -> list[str]:
     """The public API: ``__all__``, the lazily loaded names included."""
     return sorted(__all__)
 
-
-__version__ = "0.1.0"
 
 _install()

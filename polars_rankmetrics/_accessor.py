@@ -75,6 +75,10 @@ def _namespace_doc() -> str:
     )
     return (
         "Ranking metrics under ``pl.col(relevance).rank``, and polars' own ``Expr.rank``.\n\n"
+        'Name the scores with ``by=``: ``pl.col("relevance").rank.ndcg_at_k(10, by="score")``.\n'
+        "Without ``by=`` the rows are ranked in the order they come in (for data already\n"
+        "in rank order), and nothing warns: on the demo's digits, mean nDCG@10 is 0.971\n"
+        'ranked ``by="score"`` and 0.099 in row order.\n\n'
         f"Calling the namespace is polars' built-in ``Expr.rank``, ``pl.col(x).rank{call}``:\n"
         f"{summary} See ``help(pl.Expr.rank)``.\n\n"
         "Its attributes are the metrics of polars_rankmetrics, with the receiving\n"

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from polars_rankmetrics import demo
+from polars_rankmetrics._version import __version__
 from polars_rankmetrics.comparisons import cli as compare_cli
 from polars_rankmetrics.trec import cli as trec_cli
 
@@ -26,11 +27,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(arguments: list[str]) -> int:
     if arguments[:1] == ["trec-eval"]:
-        # trec_eval's own command line (GNU getopt, not argparse): see trec/trec_eval.py.
+        # trec_eval's own command line (GNU getopt, not argparse): see trec/options.py.
         return trec_cli.run(arguments[1:])
     parser = argparse.ArgumentParser(
         prog="rankmetrics", description="Ranking metrics as lazy polars expressions."
     )
+    parser.add_argument("-V", "--version", action="version", version=f"rankmetrics {__version__}")
     subcommands = parser.add_subparsers(dest="command", required=True)
     # Each module adds its own subcommand and sets `run` as the parser's default.
     for module in (demo, trec_cli, compare_cli):

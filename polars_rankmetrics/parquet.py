@@ -8,6 +8,7 @@ from typing import Literal, TypeAlias
 
 import polars as pl
 
+from polars_rankmetrics._progress import progress
 from polars_rankmetrics._validate import IntoExpr, NoRelevant, check_k
 from polars_rankmetrics.measures import parse_measures
 from polars_rankmetrics.multi import metrics
@@ -111,6 +112,7 @@ def evaluate_parquet(
     no_relevant: NoRelevant = "null",
     partitions: int | Literal["auto"] = "auto",
     engine: Engine = "auto",
+    show_progress: bool | None = None,
 ) -> pl.DataFrame:
     """
     Per-query measures over a parquet dataset or a frame, in passes to bound memory.
@@ -154,6 +156,10 @@ def evaluate_parquet(
         counting its rows would run its plan.
     engine : {'auto', 'in-memory', 'streaming'}
         The polars engine for each pass.
+    show_progress
+        A bar of the passes done, with the time left, on standard error (never
+        standard output), drawn after a second of work. ``None`` (default): only
+        when standard error is a terminal; ``True``: always; ``False``: never.
 
     Returns
     -------
@@ -189,6 +195,9 @@ def evaluate_parquet(
     if engine not in ("auto", "in-memory", "streaming"):
         msg = f"`engine` must be one of 'auto', 'in-memory', 'streaming', got {engine!r}"
         raise ValueError(msg)
+    if show_progress is not None and not isinstance(show_progress, bool):
+        msg = f"`show_progress` must be True, False or None, got {show_progress!r}"
+        raise ValueError(msg)
     keys = [query] if isinstance(query, str) else list(query)
     if not keys:
         msg = "`query` must name at least one column"
@@ -217,13 +226,17 @@ def evaluate_parquet(
         frame, partitions = _auto_plan(source, frame, columns)
     key = pl.struct(keys) if len(keys) > 1 else pl.col(keys[0])
     passes = []
-    for part in range(partitions):
-        rows = frame if partitions == 1 else frame.filter(partition_filter(key, partitions, part))
-        if QUERY_SORT and len(keys) == 1:
-            # A stable sort by the query first: polars then takes each query's rows
-            # as a contiguous slice (no hashing, sequential gathers); the rows of a
-            # query keep their order, so ties and values are unchanged.
-            rows = rows.sort(keys, maintain_order=True)
-        result = rows.group_by(keys).agg(measured).unnest("_rankmetrics_measures")
-        passes.append(result.collect(engine=engine))
+    with progress("evaluating parquet: passes", partitions, show=show_progress) as bar:
+        for part in range(partitions):
+            rows = (
+                frame if partitions == 1 else frame.filter(partition_filter(key, partitions, part))
+            )
+            if QUERY_SORT and len(keys) == 1:
+                # A stable sort by the query first: polars then takes each query's rows
+                # as a contiguous slice (no hashing, sequential gathers); the rows of a
+                # query keep their order, so ties and values are unchanged.
+                rows = rows.sort(keys, maintain_order=True)
+            result = rows.group_by(keys).agg(measured).unnest("_rankmetrics_measures")
+            passes.append(result.collect(engine=engine))
+            bar.advance()
     return pl.concat(passes).sort(keys)

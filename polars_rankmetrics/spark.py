@@ -30,7 +30,7 @@ does not keep any order, so :func:`evaluate` numbers the rows with
 ``[score, doc, row number]``:
 
 - with ``doc``, equal scores are broken by ``doc`` descending (string order for
-  strings), which is what trec_eval and :func:`polars_rankmetrics.trec.evaluate`
+  strings), which is what trec_eval and :func:`polars_rankmetrics.evaluate`
   do; the local equivalent is ``metrics(..., by=[score, doc], descending=True)``;
 - without ``doc``, or for rows that repeat a (score, doc) pair, equal scores keep
   the order of the input DataFrame as Spark reads it, as

@@ -14,8 +14,8 @@ import polars as pl
 import pytest
 
 import polars_rankmetrics as rm
+from polars_rankmetrics._progress import status
 from polars_rankmetrics.cli import main
-from polars_rankmetrics.trec.progress import status
 
 N_QUERIES = 60
 
@@ -163,11 +163,11 @@ def _pty_run(
         ""
         if delay is None
         else (
-            "import threading; import polars_rankmetrics.trec.progress as p; "
+            "import threading; import polars_rankmetrics._progress as p; "
             f"p.DELAY = {delay}; started = threading.Event(); "
-            "start, stop = p._Status.start, p._Status.stop; "
-            "p._Status.start = lambda self: (start(self), started.set())[0]; "
-            "p._Status.stop = lambda self: (started.wait(5), stop(self))[1]; "
+            "start, stop = p.Progress.start, p.Progress.stop; "
+            "p.Progress.start = lambda self: (start(self), started.set())[0]; "
+            "p.Progress.stop = lambda self: (started.wait(5), stop(self))[1]; "
         )
     )
     code = (

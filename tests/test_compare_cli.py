@@ -11,8 +11,8 @@ import polars as pl
 import pytest
 
 import polars_rankmetrics as rm
+from polars_rankmetrics._progress import progress
 from polars_rankmetrics.cli import main
-from polars_rankmetrics.trec.progress import progress
 
 N_QUERIES = 8
 

@@ -94,11 +94,11 @@ def test_significant_losses_and_wins_are_marked_with_a_legend(
     captured = capsys.readouterr()
     assert captured.err == ""  # 20 queries: no warning
     rows = _rows(captured.out)
-    assert rows["good"][0].endswith("▲") and rows["good"][0].startswith("**")
-    assert rows["bad"][0].endswith("▼")
-    assert not rows["base (baseline)"][0].endswith(("▲", "▼"))
-    assert "▼: significantly worse than the baseline." in captured.out.splitlines()
-    assert "▲: significant improvement over the baseline base" in captured.out
+    assert rows["good"][0].endswith("†") and rows["good"][0].startswith("**")
+    assert rows["bad"][0].endswith("‡")
+    assert not rows["base (baseline)"][0].endswith(("†", "‡"))
+    assert "‡: significantly worse than the baseline." in captured.out.splitlines()
+    assert "†: significant improvement over the baseline base" in captured.out
 
 
 def test_p_values_and_intervals_in_the_table(
@@ -178,7 +178,7 @@ def test_help_shows_the_defaults(capsys: pytest.CaptureFixture[str]) -> None:
         "(default: holm)",
         "(default: 0.05)",
         "(default: 10000)",
-        "(default: arrows)",
+        "(default: daggers)",
         "(default: zero)",
         "(default: hline)",
     ):

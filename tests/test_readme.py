@@ -338,6 +338,22 @@ def first_steps(block: Block, context: Context) -> None:
         assert column_by_query(per_query, column) == approx(per_query_reference(df, reference))
 
 
+@runs("Quick start #3", "getting-started.md: First steps #2")
+def ap_at_k_next_to_ap_at_k_name(block: Block, context: Context) -> None:
+    """Prints the table shown after it: ``ap_at_k`` over min(k, R), the name ``AP@k`` over R."""
+    namespace, _ = execute(block, {"pl": pl, "rm": rm})
+    assert block.output is not None
+    assert context.capsys.readouterr().out.strip() == block.output.strip()
+    rows = list(namespace["ranking"].select("score", "relevance").iter_rows())
+    result = namespace["ranking"].select(
+        rm.ap_at_k("relevance", 2, by="score").alias("ap_at_k(2)"),
+        rm.metrics("relevance", ["AP@2"], by="score").struct.field("AP@2"),
+    )
+    expected = [ref.ap_at_k(rows, 2), ref.ap_at_k(rows, 2, denominator="r")]
+    assert list(result.row(0)) == approx(expected)
+    assert result.item(0, 0) != approx(result.item(0, 1))  # R = 3 > k: they differ
+
+
 @runs("Quick start #1", "guide/metrics.md: Metrics #1")
 def three_contexts(block: Block, context: Context) -> None:
     """Runs on ``df``; the three statements give per query, one ranking, per row."""
@@ -736,8 +752,13 @@ def from_torchmetrics(block: Block, context: Context) -> None:
         row = ours.filter(pl.col("query") == query).row(0, named=True)
         assert (row["ap"], row["p"], row["r"], row["rr"]) == approx((ap, precision, recall, rr))
         checked += 1
-    assert checked == 2
-    assert ours["ap"].to_list() == approx([1.0, 7 / 12])
+    assert checked == 3
+    assert ours["ap"].to_list() == approx([1.0, 7 / 12, 0.0])
+    # empty_target_action="skip" is the default no_relevant="null": the query is null.
+    skipped = df.group_by("query", maintain_order=True).agg(
+        rm.ap_at_k("target", 3, by="preds", denominator="hits")
+    )
+    assert skipped["target"][2] is None
     # Without the mask the -0.2 and 0.0 rows would count: another number.
     unmasked = df.group_by("query", maintain_order=True).agg(
         rm.ap_at_k("target", 3, by="preds", denominator="hits")
@@ -752,6 +773,13 @@ def from_scikit_learn(block: Block, context: Context) -> None:
     assert namespace["ours_ap"] == pytest.approx(namespace["theirs_ap"], rel=1e-15)
     assert namespace["theirs"] == pytest.approx(0.8627778419199932)
     assert namespace["theirs_ap"] == pytest.approx(0.7222222222222222)
+    # threshold_average_precision is average_precision_score under ties; AP is not.
+    assert namespace["ours_tied"] == pytest.approx(namespace["theirs_tied"], rel=1e-15)
+    assert namespace["theirs_tied"] == pytest.approx(2 / 3)
+    tied = pl.DataFrame({"y": namespace["binary"], "s": namespace["tied"]})
+    for ties in ("stable", "average"):
+        plain = tied.select(rm.average_precision("y", by="s", ties=ties)).item()
+        assert plain != pytest.approx(namespace["theirs_tied"]), ties
 
 
 @runs("coming-from.md: From Spark MLlib #1")

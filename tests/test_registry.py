@@ -23,12 +23,8 @@ import ranx
 
 import polars_rankmetrics as rm
 from polars_rankmetrics.measures import Column, parse_measure, parse_measures
-from polars_rankmetrics.measures.ir_names import (
-    IR_MEASURES,
-    RANX,
-    parse_ir_measures_name,
-    parse_ranx_name,
-)
+from polars_rankmetrics.measures.ir_names import IR_MEASURES, parse_ir_measures_name
+from polars_rankmetrics.measures.ranx_names import RANX, parse_ranx_name
 from polars_rankmetrics.measures.registry import BY_KEY
 from polars_rankmetrics.measures.trec_names import FAMILIES, JUDGEMENT_GROUP_FAMILIES
 from polars_rankmetrics.metrics import FUNCTIONS

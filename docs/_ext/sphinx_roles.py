@@ -6,7 +6,9 @@ site is built: to a link where its target is an object the API pages document
 (``docs/api/*.md``, by its canonical path), else to plain code. The source is not
 changed, so the doctests and Sphinx-style readers see the same docstrings.
 
-It also splits numpy's shared parameter entries (``by, descending, ties``: one
+It writes out the shared parameter descriptions (an entry with a name and no
+description: ``polars_rankmetrics._docstrings``), as ``help()`` shows them, and
+splits numpy's shared parameter entries (``by, descending, ties``: one
 description for several parameters) into one entry per parameter, which griffe
 would otherwise give the first one's type and default.
 """
@@ -19,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import griffe
+
+from polars_rankmetrics._docstrings import fill_parameters
 
 API_PAGES = Path(__file__).resolve().parents[1] / "api"
 SHARED = re.compile(r"([a-z_]\w*(?:, [a-z_]\w*)+)(\s*:.*)?")
@@ -100,5 +104,5 @@ class SphinxRoles(griffe.Extension):
     def on_object(self, *, obj: griffe.Object, **kwargs: Any) -> None:
         """Rewrite the object's docstring, once the tree is built."""
         if obj.docstring is not None:
-            value = split_shared_parameters(obj.docstring.value)
+            value = split_shared_parameters(fill_parameters(obj.docstring.value))
             obj.docstring.value = ROLE.sub(self._replace, value)

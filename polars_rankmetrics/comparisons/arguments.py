@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from polars_rankmetrics.comparisons.output import FORMATS, MARKERS
+from polars_rankmetrics.comparisons.output import DEFAULT_MARKERS, FORMATS, MARKERS
 
 TEST_NAMES = {
     "t": "paired t-test",
@@ -49,6 +49,12 @@ def add_common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--baseline", help="the system the others are compared with (default: the first run)"
+    )
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress bar (it is drawn on standard error only when that is a terminal)",
     )
     parser.add_argument(
         "--missing",
@@ -105,9 +111,10 @@ def add_compare_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--markers",
         choices=list(MARKERS),
-        default="arrows",
+        default=DEFAULT_MARKERS,
         help="marks of a significant improvement / loss against the baseline: "
-        "arrows ▲/▼ (LaTeX: bigtriangleup/bigtriangledown), daggers †/‡, or ascii +/- "
+        "daggers †/‡ (LaTeX: dagger/ddagger; as rm.markdown_table and rm.latex_table), "
+        "arrows ▲/▼ (LaTeX: bigtriangleup/bigtriangledown), or ascii +/- "
         "(then the whole Markdown table is ASCII)",
     )
     parser.add_argument(

@@ -1,7 +1,7 @@
 """The ``rankmetrics compare`` and ``rankmetrics plot`` subcommands.
 
 Both take a qrels file and several runs, read by
-:mod:`polars_rankmetrics.trec.inputs` as :func:`polars_rankmetrics.evaluate`
+:mod:`polars_rankmetrics.evaluation.inputs` as :func:`polars_rankmetrics.evaluate`
 reads them: TREC files (plain, ``.gz``, or ``-`` for standard input) or parquet
 files whose columns have the usual names (``query``/``query_id``/``qid``,
 ``doc``/``doc_id``/``docno``, ``score``, ``relevance``/``label``, and optionally
@@ -27,6 +27,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_rankmetrics._progress import progress
 from polars_rankmetrics.comparisons.arguments import (
     TEST_NAMES,
     DefaultsFormatter,
@@ -35,14 +36,14 @@ from polars_rankmetrics.comparisons.arguments import (
     add_plot_options,
 )
 from polars_rankmetrics.comparisons.output import (
+    DEFAULT_MARKERS,
     MARKERS,
     OutputError,
     deliver,
     output_format,
     warn_if_few_queries,
 )
-from polars_rankmetrics.trec import evaluate, inputs
-from polars_rankmetrics.trec.progress import progress
+from polars_rankmetrics.evaluation import evaluate, inputs
 
 _CHART_FORMATS = (".png", ".svg", ".html", ".json")
 
@@ -152,13 +153,19 @@ def evaluate_runs(
     run_paths: Sequence[Path],
     measures: Sequence[str],
     columns: dict[str, str] | None = None,
+    *,
+    show: bool | None = None,
 ) -> pl.DataFrame:
-    """Evaluate every run: one row per (system, query), one column per measure."""
+    """Evaluate every run: one row per (system, query), one column per measure.
+
+    A bar of the runs read and evaluated is drawn on a terminal (``show``: see
+    :func:`polars_rankmetrics._progress.progress`).
+    """
     evaluated = []
-    with progress("Evaluating runs", len(run_paths)) as advance:
+    with progress("Evaluating runs", len(run_paths), show=show) as bar:
         for path in run_paths:
             evaluated.append(evaluate_run(path, qrels, measures, columns))
-            advance()
+            bar.advance()
     names = system_names([name for name, _ in evaluated], run_paths)
     return pl.concat(
         [
@@ -179,7 +186,7 @@ class Layout:
     """How the table looks: its format, markers, and what each cell shows."""
 
     output_format: str = "markdown"
-    markers: str = "arrows"
+    markers: str = DEFAULT_MARKERS
     p_values: bool = False
     intervals: bool = False
     booktabs: bool = False
@@ -197,23 +204,40 @@ def compare_report(
     seed: int,
     missing: str,
     layout: Layout,
+    show: bool | None = None,
 ) -> tuple[str, pl.DataFrame]:
-    """Compare evaluated systems and render the result; the baseline defaults to the first."""
+    """Compare evaluated systems and render the result; the baseline defaults to the first.
+
+    The measures are compared one at a time (each one's p-values are corrected
+    for the systems compared, so the result is that of one call), with a bar of
+    the measures tested on a terminal.
+    """
     from polars_rankmetrics.comparisons.comparison import compare
     from polars_rankmetrics.comparisons.report import latex_table, markdown_table
 
     chosen = per_query["system"][0] if baseline is None else baseline
-    comparison = compare(
-        per_query,
-        baseline=chosen,
-        test=test,  # type: ignore[arg-type]
-        correction=correction,  # type: ignore[arg-type]
-        alpha=alpha,
-        n_resamples=n_resamples,
-        seed=seed,
-        queries=queries,
-        missing=missing,  # type: ignore[arg-type]
-    )
+    measures = [name for name in per_query.columns if name not in ("system", "query")]
+    compared = []
+    with progress(
+        f"Testing {per_query['system'].n_unique()} systems", len(measures), show=show
+    ) as bar:
+        for measure in measures:
+            compared.append(
+                compare(
+                    per_query,
+                    baseline=chosen,
+                    metrics=[measure],
+                    test=test,  # type: ignore[arg-type]
+                    correction=correction,  # type: ignore[arg-type]
+                    alpha=alpha,
+                    n_resamples=n_resamples,
+                    seed=seed,
+                    queries=queries,
+                    missing=missing,  # type: ignore[arg-type]
+                )
+            )
+            bar.advance()
+    comparison = pl.concat(compared)
     corrected = {"holm": "Holm", "bonferroni": "Bonferroni", None: "no"}[correction]
     plain = layout.markers == "ascii"
     how = f"{TEST_NAMES[test]}, {corrected} correction, {'alpha' if plain else 'α'} = {alpha:g}"
@@ -277,7 +301,8 @@ def run_compare(args: argparse.Namespace) -> int:
         qrels_path, run_paths = _paths(args)
         qrels_columns, run_columns = _columns(args)
         qrels = read_qrels(qrels_path, qrels_columns)
-        per_query = evaluate_runs(qrels, run_paths, args.measures, run_columns)
+        show = False if args.quiet else None
+        per_query = evaluate_runs(qrels, run_paths, args.measures, run_columns, show=show)
         report, comparison = compare_report(
             per_query,
             query_set(qrels),
@@ -289,6 +314,7 @@ def run_compare(args: argparse.Namespace) -> int:
             seed=args.seed,
             missing=args.missing,
             layout=layout,
+            show=show,
         )
         warn_if_few_queries(comparison)
         deliver(report, args.output)
@@ -298,7 +324,11 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def curve_rankings(
-    qrels: pl.DataFrame, run_paths: Sequence[Path], columns: dict[str, str] | None = None
+    qrels: pl.DataFrame,
+    run_paths: Sequence[Path],
+    columns: dict[str, str] | None = None,
+    *,
+    show: bool | None = None,
 ) -> pl.DataFrame:
     """Every run joined with the qrels, stacked: ``system, query, doc, score, relevance``.
 
@@ -306,10 +336,10 @@ def curve_rankings(
     query draws a curve of zeros for it, as it scores 0 in a comparison.
     """
     read = []
-    with progress("Reading runs", len(run_paths)) as advance:
+    with progress("Reading runs", len(run_paths), show=show) as bar:
         for path in run_paths:
             read.append(read_run(path, columns))
-            advance()
+            bar.advance()
     names = system_names([name for name, _ in read], run_paths)
     return pl.concat(
         [
@@ -327,7 +357,9 @@ def build_chart(args: argparse.Namespace, qrels: pl.DataFrame, run_paths: list[P
 
     run_columns = _columns(args)[1]
     if args.delta is not None:
-        per_query = evaluate_runs(qrels, run_paths, [args.delta], run_columns)
+        per_query = evaluate_runs(
+            qrels, run_paths, [args.delta], run_columns, show=False if args.quiet else None
+        )
         measure_columns = [name for name in per_query.columns if name not in ("system", "query")]
         return query_delta_chart(
             per_query,
@@ -340,7 +372,7 @@ def build_chart(args: argparse.Namespace, qrels: pl.DataFrame, run_paths: list[P
     if args.kind == "exact" and args.per_query is None:
         msg = "--kind exact draws one ranking per curve: add --per-query SYSTEM"
         raise CommandError(msg)
-    rankings = curve_rankings(qrels, run_paths, run_columns)
+    rankings = curve_rankings(qrels, run_paths, run_columns, show=False if args.quiet else None)
     if args.per_query is not None:
         rankings = rankings.filter(pl.col("system") == args.per_query)
         if rankings.is_empty():
@@ -383,8 +415,8 @@ def add_subcommand(subcommands: Any) -> None:
         help="compare runs: means, confidence intervals and significance tests",
         description=(
             "Evaluate runs and print a results table: the mean of each measure per run, "
-            "the best in bold, and a mark after each mean significantly better (▲) or "
-            "worse (▼) than the baseline's. Warns on stderr below 10 paired queries."
+            "the best in bold, and a mark after each mean significantly better (†) or "
+            "worse (‡) than the baseline's. Warns on stderr below 10 paired queries."
         ),
         formatter_class=DefaultsFormatter,
     )

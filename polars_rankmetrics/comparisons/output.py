@@ -48,7 +48,11 @@ MARKERS = {
     "daggers": Markers("†", "‡", r"\dagger", r"\ddagger"),
     "ascii": Markers("+", "-", "+", "-"),
 }
-"""``--markers``: triangles (the default), daggers, or ASCII ``+``/``-``."""
+"""``--markers``: triangles, daggers (the default), or ASCII ``+``/``-``."""
+
+DEFAULT_MARKERS = "daggers"
+"""The markers of ``rankmetrics compare`` and the defaults of ``markdown_table`` and
+``latex_table`` alike: † and ‡ (``\\dagger``, ``\\ddagger``), as IR papers mark them."""
 
 
 class OutputError(Exception):

@@ -34,158 +34,26 @@ trec_eval               ir_measures / ranx        meaning
 ======================  ========================  ===============================
 
 ir_measures' ``rel=`` sets a column's own relevance level (``P(rel=2)@10``), as
-ranx's ``-l2`` suffix does (``ndcg@10-l2``); see :mod:`.ir_names` for their whole
-grammars. Where two tools give one name different meanings (``recall``,
-``bpref``), the bare name is trec_eval's and ranx's is ``recall-l1``.
+ranx's ``-l2`` suffix does (``ndcg@10-l2``); see :mod:`.ir_names` and
+:mod:`.ranx_names` for their whole grammars. Where two tools give one name
+different meanings (``recall``, ``bpref``), the bare name is trec_eval's and
+ranx's is ``recall-l1``.
 trec_eval names take trec_eval's parameter syntax: ``P.5,10`` gives the columns
 ``P_5`` and ``P_10``, ``ndcg.1=3,2=9`` custom gains, ``utility.2,-1,0,0`` its
 coefficients; the nicknames ``official``, ``all_trec`` and ``set`` expand to
 trec_eval's sets. The names of ndeval, cwl_eval, scikit-learn, torchmetrics and
 NTCIREVAL are in :mod:`.peer_names`. :func:`list_measures` lists every measure
-and its spellings.
+and its spellings. How a name is resolved (one dialect after another, down to the
+registry) is in :mod:`.resolve`; ir_measures' measure objects
+(``ir_measures.nDCG@10``) are read as their names (:mod:`.objects`).
 
 Note that ``AP@10`` means what it means in ir_measures (trec_eval's
 ``map_cut_10``, denominator R), while :func:`polars_rankmetrics.ap_at_k`
 defaults to the denominator ``min(k, R)``.
 """
 
-from __future__ import annotations
-
-import difflib
-import re
-
-import polars as pl
-
-from polars_rankmetrics.measures.ir_names import (
-    IR_MEASURES,
-    RANX,
-    parse_ir_measures_name,
-    parse_ranx_name,
-)
-from polars_rankmetrics.measures.peer_names import parse_peer_name, peer_names, peer_spelling
-from polars_rankmetrics.measures.registry import MEASURES, Column, Measure
-from polars_rankmetrics.measures.trec_names import (
-    FAMILIES,
-    JUDGEMENT_GROUP_FAMILIES,
-    NICKNAMES,
-    parse_trec_name,
-)
+from polars_rankmetrics.measures.listing import list_measures
+from polars_rankmetrics.measures.registry import Column, Measure
+from polars_rankmetrics.measures.resolve import parse_measure, parse_measures
 
 __all__ = ["Column", "Measure", "list_measures", "parse_measure", "parse_measures"]
-
-
-def _known_names() -> list[str]:
-    names = [family.name for family in FAMILIES] + list(NICKNAMES)
-    return names + list(IR_MEASURES) + list(RANX) + peer_names()
-
-
-def _unknown(name: str) -> ValueError:
-    base = name.split("@")[0].split("(")[0].split(".")[0]
-    close = difflib.get_close_matches(base, _known_names(), n=3, cutoff=0.6)
-    close += [known for known in _known_names() if known.lower() == base.lower()]
-    hint = f"; did you mean {' or '.join(repr(c) for c in dict.fromkeys(close))}?" if close else ""
-    return ValueError(
-        f"unknown measure {name!r}{hint} (polars_rankmetrics.list_measures() lists them all)"
-    )
-
-
-def parse_measures(name: str) -> list[Column]:
-    """
-    Parse one measure name into its output columns; raise ``ValueError`` if unknown.
-
-    trec_eval names may carry parameters (``P.5,10`` is ``P_5`` and ``P_10``) and
-    nicknames expand to sets (``all_trec``); ir_measures names give one column.
-
-    Examples
-    --------
-    >>> from polars_rankmetrics.measures import parse_measures
-    >>> [column.name for column in parse_measures("P.10,5")]
-    ['P_5', 'P_10']
-    >>> [column.name for column in parse_measures("nDCG@10")]
-    ['nDCG@10']
-    """
-    if not isinstance(name, str):
-        msg = f"a measure name must be a string, got {name!r}"
-        raise ValueError(msg)
-    if name in NICKNAMES:
-        return [column for member in NICKNAMES[name] for column in parse_measures(member)]
-    if re.fullmatch(r"rbp[.@][0-9]+(-l[0-9]+)?", name):  # ranx's, not trec_eval's rbp.p=0.8
-        return [parse_ranx_name(name)]  # type: ignore[list-item]
-    trec = parse_trec_name(name)
-    if trec is not None:
-        return trec
-    column = parse_ir_measures_name(name) or parse_ranx_name(name) or parse_peer_name(name)
-    if column is None:
-        raise _unknown(name)
-    return [column]
-
-
-def parse_measure(name: str) -> Column:
-    """
-    Parse a measure name that gives exactly one column; raise ``ValueError`` otherwise.
-
-    Examples
-    --------
-    >>> from polars_rankmetrics.measures import parse_measure
-    >>> parse_measure("AP@10").name
-    'AP@10'
-    """
-    columns = parse_measures(name)
-    if len(columns) != 1:
-        names = [column.name for column in columns]
-        msg = f"measure {name!r} gives {len(names)} columns {names}; use parse_measures"
-        raise ValueError(msg)
-    return columns[0]
-
-
-def _spellings(key: str) -> tuple[str, str, str]:
-    """The trec_eval, ir_measures and ranx names of the measure ``key``, comma-separated."""
-    trec = [
-        family.name
-        for family in FAMILIES
-        if family.key == key and family.name not in JUDGEMENT_GROUP_FAMILIES
-    ]
-    ir_measures = [name for name, spelling in IR_MEASURES.items() if spelling.key == key]
-    ir_measures += [
-        f"{name}({spelling.switch[0]}=...)"
-        for name, spelling in IR_MEASURES.items()
-        if spelling.switch is not None and spelling.switch[1] == key
-    ]
-    ranx = [
-        name
-        for name, metric in RANX.items()
-        if any(s is not None and s.key == key for s in (metric.at_k, metric.whole))
-    ]
-    return ", ".join(trec), ", ".join(ir_measures), ", ".join(ranx)
-
-
-def list_measures() -> pl.DataFrame:
-    """
-    Every measure: its canonical name, meaning, summary over queries and spellings.
-
-    The spelling columns list each tool's names for the measure (with
-    parameters or a cutoff, as that tool writes them: ``P@10``, ``P_10``,
-    ``precision@10``).
-
-    Examples
-    --------
-    >>> table = rm.list_measures()
-    >>> table.filter(table["measure"] == "NumRet").row(0)
-    ('NumRet', 'the number of retrieved rows', 'sum', 'num_ret', 'NumRet', '', '')
-    >>> table.filter(table["measure"] == "SetP").row(0)[3:]
-    ('set_P', 'SetP', 'precision', '')
-    >>> table.filter(table["measure"] == "AP_IA").row(0)[3:]
-    ('', 'AP_IA, MAP_IA', '', 'MAP-IA')
-    """
-    rows = [
-        (
-            measure.key,
-            measure.description,
-            measure.summary,
-            *_spellings(measure.key),
-            peer_spelling(measure.key),
-        )
-        for measure in MEASURES
-    ]
-    schema = ["measure", "description", "summary", "trec_eval", "ir_measures", "ranx", "other"]
-    return pl.DataFrame(rows, schema=schema, orient="row")

@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from polars_rankmetrics.measures.ir_names import Spelling, parse_ir_measures_name
+from polars_rankmetrics.measures.grammar import GRAMMAR, Spelling, read_level, read_name
 from polars_rankmetrics.measures.registry import BY_KEY, Column
 
 _ALPHA = {"alpha": "alpha"}
@@ -51,17 +51,12 @@ NDEVAL: dict[str, Spelling] = {
 descending, ``evaluate(..., tie_break="doc_descending")``)."""
 
 
-def _number(text: str) -> float:
-    if not re.fullmatch(r"[0-9]*\.?[0-9]+", text):
-        msg = f"{text!r} is not a number"
-        raise ValueError(msg)
-    return float(text)
-
-
 CWL_EVAL: dict[str, Spelling] = {
-    "U-L": Spelling("U", cutoff="length", cutoff_required=True, read_cutoff=_number, order="input"),
+    "U-L": Spelling(
+        "U", cutoff="length", cutoff_required=True, read_cutoff=read_level, order="input"
+    ),
     "TBG-H": Spelling(
-        "TBG", cutoff="half_life", cutoff_required=True, read_cutoff=_number, order="input"
+        "TBG", cutoff="half_life", cutoff_required=True, read_cutoff=read_level, order="input"
     ),
 }
 """cwl_eval's names of the form ``NAME@value``; the ``NAME-T=value`` ones are below."""
@@ -105,17 +100,23 @@ def parse_peer_name(name: str) -> Column | None:
         if match is not None:
             values = zip(params, map(float, match.groups()), strict=True)
             return Column(name, BY_KEY[key], tuple(values), order="input")
+    match = GRAMMAR.fullmatch(name)
+    if match is None:
+        return None
     for table in TABLES:
-        column = parse_ir_measures_name(name, table)
-        if column is not None:
-            return column
+        spelling = table.get(match["name"])
+        if spelling is not None:
+            return read_name(name, spelling, match)
     return None
+
+
+PEER_NAMES = (*(name for table in TABLES for name in table), "INST-T", "INSQ-T", "BPM-Static")
+"""Every name this module knows, for suggestions."""
 
 
 def peer_names() -> list[str]:
     """Every name this module knows, for suggestions."""
-    names = [name for table in TABLES for name in table]
-    return [*names, "INST-T", "INSQ-T", "BPM-Static"]
+    return list(PEER_NAMES)
 
 
 def peer_spelling(key: str) -> str:

@@ -364,7 +364,12 @@ def family_columns(family: TrecFamily, params: str | None) -> list[Column]:
 
 
 def parse_trec_name(name: str) -> list[Column] | None:
-    """Return the columns of a trec_eval measure name, or None if it is not one."""
+    """Return the columns of a trec_eval measure name or nickname, or None if it is neither.
+
+    A nickname (``official``, ``all_trec``, ``set``) gives its members' columns.
+    """
+    if name in NICKNAMES:
+        return [column for member in NICKNAMES[name] for column in parse_trec_name(member) or []]
     split = split_trec_name(name)
     if split is None:
         return None

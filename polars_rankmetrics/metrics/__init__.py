@@ -9,6 +9,7 @@ the C/W/L user models (cwl_eval), compatibility, and classifier-style measures
 (scikit-learn, torchmetrics).
 """
 
+from polars_rankmetrics._docstrings import fill_parameters
 from polars_rankmetrics.metrics.average_precision import ap_at_k, average_precision
 from polars_rankmetrics.metrics.cascade import err_at_k, nerr_at_k
 from polars_rankmetrics.metrics.classifier import (
@@ -92,6 +93,10 @@ FUNCTIONS = (
 """The metric functions of a relevance column: each is also a ``.rank`` method.
 
 (:func:`gauc` and :func:`mean_curve` summarise many queries, so they are not.)"""
+
+for _function in (*FUNCTIONS, gauc, mean_curve):
+    # The shared parameter descriptions (relevance, k, by, ...), written once.
+    _function.__doc__ = fill_parameters(_function.__doc__ or "")
 
 __all__ = [
     "FUNCTIONS",

@@ -87,10 +87,7 @@ def average_precision(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
     by, descending, threshold, ties
-        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
-        their direction, the relevance threshold and the tie policy.
     no_relevant : {'null', 'zero'}
         The value for a query with no relevant row, where AP is undefined: null
         (skipped by ``mean``), or 0 as trec_eval, ranx and torchmetrics do.
@@ -101,7 +98,7 @@ def average_precision(
 
     Examples
     --------
-    Model A of the seed notes: relevant rows at ranks 1, 2, 5 and 6.
+    Relevant rows at ranks 1, 2, 5 and 6: AP = (1/1 + 2/2 + 3/5 + 4/6) / 4.
 
     >>> df = pl.DataFrame(
     ...     {
@@ -159,8 +156,8 @@ def ap_at_k(
     ``AP@k = sum(P@i · rel(i) for i <= k) / D``. Tools disagree on ``D``:
 
     - ``'min_k_r'`` (default): ``min(k, R)``, so a perfect top k scores 1. This
-      is the seed notes' AP@k, Spark's ``meanAveragePrecisionAt`` and Microsoft
-      Recommenders' ``map_at_k``.
+      is the AP@k of many textbooks, Spark's ``meanAveragePrecisionAt`` and
+      Microsoft Recommenders' ``map_at_k``.
     - ``'r'``: ``R``, all relevant rows. This is trec_eval's ``map_cut_k``, ranx's
       ``map@k`` and ir_measures' ``AP@k``.
     - ``'hits'``: the number of relevant rows in the top k (0 when there are none).
@@ -172,14 +169,9 @@ def ap_at_k(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
     k
-        The cutoff, a positive int.
     by, descending, threshold, ties
-        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
-        their direction, the relevance threshold and the tie policy.
-    no_relevant : {'null', 'zero'}
-        The value for a query with no relevant row.
+    no_relevant
     denominator : {'min_k_r', 'r', 'hits'}
         What the sum is divided by, as above.
 

@@ -91,7 +91,6 @@ def err_at_k(
     relevance
         Graded relevance labels: bool, int or float.
     k
-        The cutoff, a positive int.
     by, descending
         As for :func:`~polars_rankmetrics.precision_at_k`: the score and
         tie-breakers and their direction. gdeval breaks ties by document id,
@@ -155,7 +154,6 @@ def nerr_at_k(
     relevance
         Graded relevance labels: bool, int or float.
     k
-        The cutoff, a positive int.
     by, descending
         The score and tie-breakers, and their direction.
     max_grade

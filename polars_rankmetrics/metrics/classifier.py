@@ -198,7 +198,6 @@ def roc_auc(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`~polars_rankmetrics.precision_at_k`.
     by
         The score; later entries of a list are ignored (a threshold is a score).
     descending
@@ -257,7 +256,6 @@ def threshold_average_precision(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`~polars_rankmetrics.precision_at_k`.
     by
         The score; later entries of a list are ignored (a threshold is a score).
     descending
@@ -320,7 +318,6 @@ def fall_out(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`~polars_rankmetrics.precision_at_k`.
     k
         An optional cutoff, a positive int.
     by, descending, threshold, ties
@@ -378,7 +375,6 @@ def recall_at_fixed_precision(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`~polars_rankmetrics.precision_at_k`.
     min_precision
         The precision a cutoff must reach, in [0, 1].
     max_k
@@ -389,8 +385,7 @@ def recall_at_fixed_precision(
         The recall, or the cutoff that reaches it (as a float).
     by, descending, threshold
         As for :func:`~polars_rankmetrics.precision_at_k`.
-    no_relevant : {'null', 'zero'}
-        The value for a query with no relevant row.
+    no_relevant
     ties : {'stable', 'optimistic', 'pessimistic'}
         As for :func:`~polars_rankmetrics.precision_at_k`; ``'average'`` is
         refused (the maximum of a ratio over tie orders has no closed form here).

@@ -90,7 +90,6 @@ def compatibility(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`~polars_rankmetrics.precision_at_k`.
     p
         The persistence of RBO, in (0, 1): the weight of depth d is ``p**(d-1)``.
     normalize
@@ -99,8 +98,7 @@ def compatibility(
         As for :func:`~polars_rankmetrics.precision_at_k`. ir_measures breaks
         ties in the run by document id, ascending:
         ``by=["score", "doc"], descending=[True, False]``.
-    no_relevant : {'null', 'zero'}
-        The value for a query with no relevant row.
+    no_relevant
     ties : {'stable', 'optimistic', 'pessimistic'}
         As for :func:`~polars_rankmetrics.precision_at_k`; ``'average'`` is refused.
 

@@ -85,7 +85,6 @@ def pr_curve(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
     by
         The score; later entries of a list are ignored here (a threshold is a
         score value).
@@ -140,7 +139,6 @@ def cumulative_pr(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
     by
         The score and tie-breakers; ``None`` means rows are in rank order.
     descending, threshold, ties
@@ -223,7 +221,6 @@ def binned_pr_curve(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
     bins
         The number of equal-size bins (a positive int), or score cut-offs.
     by
@@ -391,18 +388,15 @@ def interpolated_precision(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
     recall_levels
         Recall levels in [0, 1]; the default is the eleven standard levels.
     by, descending, threshold, ties
-        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
-        their direction, the relevance threshold and the tie policy.
     no_relevant : {'null', 'zero'}
         For a query with no relevant row: a null list, or a list of zeros.
 
     Examples
     --------
-    The seed notes' example: 9 relevant documents, 12 retrieved.
+    A textbook example of 11-point interpolation: 9 relevant documents, 12 retrieved.
 
     >>> ranked = [0, 1, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0] + [1] * 5  # 5 not retrieved
     >>> df = pl.DataFrame(
@@ -437,14 +431,10 @@ def interpolated_ap(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
     recall_levels
         Recall levels in [0, 1]; the default is the eleven standard levels.
     by, descending, threshold, ties
-        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
-        their direction, the relevance threshold and the tie policy.
-    no_relevant : {'null', 'zero'}
-        The value for a query with no relevant row.
+    no_relevant
 
     Examples
     --------

@@ -398,7 +398,6 @@ def dcg_at_k(
     relevance
         Graded relevance labels: bool, int or float.
     k
-        The cutoff, a positive int.
     by, descending, ties
         As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
         their direction and the tie policy.
@@ -455,7 +454,6 @@ def ndcg_at_k(
     relevance
         Graded relevance labels: bool, int or float.
     k
-        The cutoff, a positive int.
     by, descending, ties
         As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
         their direction and the tie policy.

@@ -38,8 +38,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
+import polars_rankmetrics.metrics.diversity_statistics as stats
 from polars_rankmetrics._validate import IntoExpr, NoRelevant, Ties
-from polars_rankmetrics.metrics import diversity_statistics as stats
 from polars_rankmetrics.metrics.diversity_ideal import Ideal
 from polars_rankmetrics.metrics.diversity_statistics import evaluate_on_subtopics
 
@@ -153,7 +153,6 @@ def alpha_dcg_at_k(
     subtopics
         A list column: the subtopics each row's document is relevant to.
     k
-        The cutoff, a positive int.
     alpha
         The redundancy penalty, in [0, 1].
     intent_weights
@@ -208,7 +207,6 @@ def err_ia_at_k(
     subtopics
         A list column: the subtopics each row's document is relevant to.
     k
-        The cutoff, a positive int.
     alpha
         The probability that a relevant document satisfies its intent, in [0, 1].
     intent_weights
@@ -260,7 +258,6 @@ def nerr_ia_at_k(
     subtopics
         A list column: the subtopics each row's document is relevant to.
     k
-        The cutoff, a positive int.
     alpha
         The redundancy penalty, in [0, 1].
     ideal : {'greedy', 'exact'}
@@ -412,7 +409,6 @@ def precision_ia_at_k(
     subtopics
         A list column: the subtopics each row's document is relevant to.
     k
-        The cutoff, a positive int.
     intent_weights, by, descending, no_relevant
         As for :func:`alpha_ndcg_at_k`.
     ties : {'stable', 'optimistic', 'pessimistic', 'average'}
@@ -458,7 +454,6 @@ def subtopic_recall_at_k(
     subtopics
         A list column: the subtopics each row's document is relevant to.
     k
-        The cutoff, a positive int.
     by, descending, no_relevant
         As for :func:`alpha_ndcg_at_k`.
     ties : {'stable', 'optimistic', 'pessimistic'}

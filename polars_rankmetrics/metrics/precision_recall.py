@@ -137,29 +137,8 @@ def precision_at_k(
     Parameters
     ----------
     relevance
-        Relevance labels: bool, int or float. A label above ``threshold`` is
-        relevant; null means unjudged and is not relevant.
     k
-        The cutoff, a positive int.
-    by
-        The score to rank by, highest first; or a list whose later entries break
-        ties, as in ``sort_by``. Rows with a null or NaN score are not retrieved.
-        ``None`` means the rows are already in rank order.
-    descending
-        Sort direction, one bool or one per ``by`` entry. Equal scores keep
-        their input order unless ``ties`` says otherwise.
-    threshold
-        Labels above this value are relevant; the default 0 matches trec_eval.
-    ties : {'stable', 'optimistic', 'pessimistic', 'average'}
-        How rows with equal scores (the first ``by`` entry) are ordered.
-        ``'stable'`` (default) keeps input order, or follows the later ``by``
-        entries. ``'optimistic'`` puts higher labels (relevant rows) first,
-        ``'pessimistic'`` lower labels first; the later ``by`` entries then only
-        order rows of equal label. ``'average'`` is the exact expected value
-        over every ordering of each group of tied rows (McSherry and Najork,
-        ECIR 2008), so the later ``by`` entries do not matter. Modes other than
-        ``'stable'`` need ``by``. With distinct scores every mode gives the same
-        value; otherwise ``optimistic >= average >= pessimistic``.
+    by, descending, threshold, ties
 
     Returns
     -------
@@ -211,12 +190,8 @@ def recall_at_k(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`precision_at_k`.
     k
-        The cutoff, a positive int.
     by, descending, threshold, ties
-        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
-        their direction, the relevance threshold and the tie policy.
     no_relevant : {'null', 'zero'}
         The value for a query with no relevant row, where recall is undefined:
         null (skipped by ``mean``), or 0 as trec_eval, ranx and torchmetrics do.
@@ -261,16 +236,11 @@ def f_beta_at_k(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`precision_at_k`.
     k
-        The cutoff, a positive int.
     beta
         The weight of recall, > 0.
     by, descending, threshold, ties
-        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
-        their direction, the relevance threshold and the tie policy.
-    no_relevant : {'null', 'zero'}
-        The value for a query with no relevant row.
+    no_relevant
 
     Examples
     --------
@@ -313,12 +283,8 @@ def hit_rate_at_k(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`precision_at_k`.
     k
-        The cutoff, a positive int.
     by, descending, threshold, ties
-        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
-        their direction, the relevance threshold and the tie policy.
 
     Examples
     --------
@@ -360,12 +326,8 @@ def r_precision(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`precision_at_k`.
     by, descending, threshold, ties
-        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
-        their direction, the relevance threshold and the tie policy.
-    no_relevant : {'null', 'zero'}
-        The value for a query with no relevant row.
+    no_relevant
 
     Examples
     --------
@@ -405,20 +367,19 @@ def hits_at_k(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`precision_at_k`.
     k
-        The cutoff, a positive int.
     by, descending, threshold, ties
-        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
-        their direction, the relevance threshold and the tie policy.
 
     Examples
     --------
     Three of the top four are relevant, so hits@4 is 3 where P@4 is 0.75:
 
-    >>> ranked = pl.DataFrame({"relevance": [1, 0, 1, 1, 0, 1]})  # rows in rank order
-    >>> ranked.select(
-    ...     hits=rm.hits_at_k("relevance", 4), precision=rm.precision_at_k("relevance", 4)
+    >>> df = pl.DataFrame(
+    ...     {"score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4], "relevance": [1, 0, 1, 1, 0, 1]}
+    ... )
+    >>> df.select(
+    ...     hits=rm.hits_at_k("relevance", 4, by="score"),
+    ...     precision=rm.precision_at_k("relevance", 4, by="score"),
     ... )
     shape: (1, 2)
     ┌──────┬───────────┐

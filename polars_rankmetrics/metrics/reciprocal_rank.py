@@ -46,14 +46,10 @@ def reciprocal_rank(
     Parameters
     ----------
     relevance
-        Relevance labels; see :func:`polars_rankmetrics.precision_at_k`.
     k
         An optional cutoff, a positive int.
     by, descending, threshold, ties
-        As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
-        their direction, the relevance threshold and the tie policy.
-    no_relevant : {'null', 'zero'}
-        The value for a query with no relevant row.
+    no_relevant
 
     Examples
     --------

@@ -18,8 +18,8 @@ from typing import Any
 import polars as pl
 
 from polars_rankmetrics._atomic import write_atomically
+from polars_rankmetrics._progress import progress
 from polars_rankmetrics.trec.help import help_text
-from polars_rankmetrics.trec.progress import status
 from polars_rankmetrics.trec.trec_eval import (
     USAGE,
     Finished,
@@ -36,6 +36,19 @@ FORMATS = ("trec", "json", "csv", "parquet")
 """What ``--format`` takes: trec_eval's text, or a table."""
 
 _PREFIX = "rankmetrics trec-eval: "
+
+QUIET = "--quiet"
+"""This library's flag (not trec_eval's): no progress bar. Only the whole word is
+taken, so that trec_eval's abbreviations (``--q`` for ``--query_eval_wanted``) keep
+their meaning."""
+
+
+def without_quiet(argv: Sequence[str]) -> tuple[list[str], bool]:
+    """``argv`` without ``--quiet`` (before a ``--``), and whether it was there."""
+    arguments = list(argv)
+    end = arguments.index("--") if "--" in arguments else len(arguments)
+    kept = [a for a in arguments[:end] if a != QUIET] + arguments[end:]
+    return kept, len(kept) != len(arguments)
 
 
 def output_format(settings: Settings) -> str:
@@ -103,6 +116,7 @@ def _deliver(data: bytes, settings: Settings, binary: bool) -> None:
 def run(argv: Sequence[str]) -> int:
     """Run ``rankmetrics trec-eval`` with ``argv``; returns the exit status."""
     encoding = "utf-8"
+    argv, quiet = without_quiet(argv)
     try:
         settings = parse_command_line(argv)
         if settings.help:
@@ -112,11 +126,12 @@ def run(argv: Sequence[str]) -> int:
             raise Finished(1, USAGE)
         fmt = output_format(settings)
         _refuse_binary_to_terminal(settings, fmt)
-        with status("reading the qrels and the run") as step:
+        with progress("reading the qrels and the run", show=False if quiet else None) as bar:
             inputs = read_inputs(settings)
             encoding = inputs.encoding
             requested = initialise(settings)
-            step(f"evaluating {inputs.run.height:,} ranked documents")
+            queries = inputs.qrels.get_column("query").n_unique()
+            bar.step(f"evaluating {inputs.run.height:,} ranked documents, {queries:,} queries")
             try:
                 report = evaluate_topics(settings, inputs, requested)
             except Finished as finished:

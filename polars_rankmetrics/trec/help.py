@@ -45,8 +45,10 @@ be attached (-l2, -mmap) and long options abbreviated (--query).
                                  .json, .csv, .parquet, else trec_eval's text
   --format trec|json|csv|parquet trec_eval's text (default), or a table; parquet
                                  to a terminal is refused (status 2)
+  --quiet                        no progress bar (the whole word only: --q and
+                                 --qu stay trec_eval's --query_eval_wanted)
 
-A progress line appears on standard error when it is a terminal and the work
+A progress bar appears on standard error when it is a terminal and the work
 lasts over a second; standard output never changes.
 
 Inputs: a run file may be '-' (standard input), a named pipe or <(zcat run.gz),

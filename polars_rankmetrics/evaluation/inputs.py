@@ -398,7 +398,7 @@ def read_qrels(
 
     Examples
     --------
-    >>> from polars_rankmetrics.trec.inputs import read_qrels
+    >>> from polars_rankmetrics.evaluation.inputs import read_qrels
     >>> read_qrels({"q1": {"d1": 2, "d2": 0}})
     shape: (2, 3)
     ┌───────┬─────┬───────────┐
@@ -430,7 +430,7 @@ def read_run(source: object, columns: Mapping[str, str] | None = None) -> pl.Dat
     Examples
     --------
     >>> import pandas as pd
-    >>> from polars_rankmetrics.trec.inputs import read_run
+    >>> from polars_rankmetrics.evaluation.inputs import read_run
     >>> run = pd.DataFrame({"qid": [1, 1], "docno": ["d1", "d2"], "score": [0.9, 0.1]})
     >>> read_run(run)
     shape: (2, 3)

@@ -17,10 +17,9 @@ from typing import Any, Literal, TypeAlias
 import polars as pl
 
 from polars_rankmetrics._validate import TieBreak, check_choice, check_k, is_integral
-from polars_rankmetrics.measures import Column, parse_measures
-from polars_rankmetrics.trec.inputs import check_not_swapped, read_qrels, read_run
-from polars_rankmetrics.trec.subtopics import judged_subtopics, reads_subtopics
-from polars_rankmetrics.trec.topics import (
+from polars_rankmetrics.evaluation.inputs import check_not_swapped, read_qrels, read_run
+from polars_rankmetrics.evaluation.subtopics import judged_subtopics, reads_subtopics
+from polars_rankmetrics.evaluation.topics import (
     HAS_RELEVANT,
     IN_QRELS,
     IN_RUN,
@@ -29,12 +28,13 @@ from polars_rankmetrics.trec.topics import (
     topic_values,
     truncate,
 )
-from polars_rankmetrics.trec.topics import judged_only as judged_only_run
+from polars_rankmetrics.evaluation.topics import judged_only as judged_only_run
+from polars_rankmetrics.measures import Column, parse_measures
 
 Source: TypeAlias = str | Path | pl.LazyFrame | pl.DataFrame | Any
 """A run or qrels: a path (TREC file, ``.gz``, ``-``, parquet), a polars, pandas
 or pyarrow table, a nested dict, a ranx object, or ir_datasets records; see
-:mod:`polars_rankmetrics.trec.inputs`."""
+:mod:`polars_rankmetrics.evaluation.inputs`."""
 
 OnMissing: TypeAlias = Literal["ignore", "error"]
 """What :func:`evaluate` does with a qrels query missing from the run (without ``complete``)."""
@@ -82,12 +82,12 @@ class Evaluation:
 
     def __repr__(self) -> str:
         """The run id, the query counts, the measures and the aggregate values."""
-        from polars_rankmetrics.trec.display import evaluation_text
+        from polars_rankmetrics.evaluation.display import evaluation_text
 
         return evaluation_text(self)
 
     def _repr_html_(self) -> str:
-        from polars_rankmetrics.trec.display import evaluation_html
+        from polars_rankmetrics.evaluation.display import evaluation_html
 
         return evaluation_html(self)
 

@@ -1,4 +1,4 @@
-"""How an :class:`~polars_rankmetrics.trec.evaluate.Evaluation` prints.
+"""How an :class:`~polars_rankmetrics.evaluation.evaluate.Evaluation` prints.
 
 ``print(result)`` (and the interactive echo) shows what a reader needs first:
 the run id, how many queries were evaluated and which were left out, the
@@ -9,13 +9,40 @@ measures, and the aggregate values, one measure a line; never the parsed
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from polars_rankmetrics.trec.evaluate import Evaluation
+    import polars as pl
+
+    from polars_rankmetrics.measures import Column
 
 MAX_LINES = 40
 """Aggregate lines shown before the rest is elided (``all_trec`` has over 100)."""
+
+
+class _Shown(Protocol):
+    """What is shown of an evaluation: the attributes of :class:`.evaluate.Evaluation`.
+
+    A protocol, so that this module does not import the one that imports it.
+    """
+
+    @property
+    def per_query(self) -> pl.DataFrame: ...
+    @property
+    def aggregate(self) -> pl.DataFrame: ...
+    @property
+    def run_id(self) -> str: ...
+    @property
+    def measures(self) -> Sequence[Column]: ...
+    @property
+    def n_queries(self) -> int: ...
+    @property
+    def ignored_queries(self) -> int: ...
+    @property
+    def missing_queries(self) -> int: ...
+    @property
+    def no_relevant_queries(self) -> int: ...
 
 
 def _value_text(value: Any, integer: bool) -> str:
@@ -28,7 +55,7 @@ def _value_text(value: Any, integer: bool) -> str:
     return str(value)
 
 
-def _counts(result: Evaluation) -> str:
+def _counts(result: _Shown) -> str:
     parts = [f"{result.n_queries} {'query' if result.n_queries == 1 else 'queries'} evaluated"]
     if result.ignored_queries:
         parts.append(f"{result.ignored_queries} in the run only (ignored)")
@@ -39,7 +66,7 @@ def _counts(result: Evaluation) -> str:
     return "; ".join(parts)
 
 
-def _aggregate_pairs(result: Evaluation) -> list[tuple[str, str]]:
+def _aggregate_pairs(result: _Shown) -> list[tuple[str, str]]:
     if result.aggregate.height == 0:
         return []
     integer = {column.name for column in result.measures if column.measure.integer}
@@ -47,11 +74,11 @@ def _aggregate_pairs(result: Evaluation) -> list[tuple[str, str]]:
     return [(name, _value_text(value, name in integer)) for name, value in row.items()]
 
 
-def _run_text(result: Evaluation) -> str:
+def _run_text(result: _Shown) -> str:
     return repr(result.run_id) if result.run_id else "(no run id)"
 
 
-def evaluation_text(result: Evaluation) -> str:
+def evaluation_text(result: _Shown) -> str:
     """The text ``repr`` of an evaluation: run id, query counts, measures, aggregate values."""
     names = [column.name for column in result.measures]
     lines = [
@@ -70,7 +97,7 @@ def evaluation_text(result: Evaluation) -> str:
     return "\n".join(lines)
 
 
-def evaluation_html(result: Evaluation) -> str:
+def evaluation_html(result: _Shown) -> str:
     """The notebook view of an evaluation: the same facts, the aggregate as a table."""
     pairs = _aggregate_pairs(result)
     body = "".join(

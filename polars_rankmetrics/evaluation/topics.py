@@ -16,9 +16,9 @@ import polars as pl
 
 from polars_rankmetrics._validate import DocOrder, TieBreak
 from polars_rankmetrics.engine import Ranking, Threshold
+from polars_rankmetrics.evaluation.subtopics import subtopic_fields
 from polars_rankmetrics.measures import Column
 from polars_rankmetrics.multi import columns_struct
-from polars_rankmetrics.trec.subtopics import subtopic_fields
 
 IN_RUN = "_rankmetrics_in_run"
 IN_QRELS = "_rankmetrics_in_qrels"
