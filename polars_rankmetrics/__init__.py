@@ -28,6 +28,20 @@ from polars_rankmetrics._accessor import install as _install
 from polars_rankmetrics._version import __version__ as __version__
 from polars_rankmetrics.comparisons.report import latex_table, markdown_table
 from polars_rankmetrics.evaluation import Evaluation, evaluate, subtopic_lists
+from polars_rankmetrics.fusion import (
+    borda_norm,
+    borda_points,
+    fuse,
+    isr_weight,
+    max_norm,
+    min_max_norm,
+    rank_norm,
+    rbc_weight,
+    rrf_weight,
+    run_rank,
+    sum_norm,
+    zmuv_norm,
+)
 from polars_rankmetrics.measures import list_measures
 from polars_rankmetrics.metrics import (
     alpha_dcg_at_k,
@@ -83,11 +97,13 @@ if TYPE_CHECKING:
     from polars_rankmetrics import spark
     from polars_rankmetrics.comparisons.comparison import compare
     from polars_rankmetrics.comparisons.plot import pr_curve_chart, query_delta_chart, save_chart
+    from polars_rankmetrics.fusion.optimize import optimize_fusion
 
 # Parts with optional or heavy dependencies (numpy/scipy: `stats`; altair: `plot`;
 # pyarrow and pyspark: `spark`) are imported on first use, so that
 # `import polars_rankmetrics` needs none of them and stays quick.
 _LAZY = {
+    "optimize_fusion": "polars_rankmetrics.fusion.optimize",
     "compare": "polars_rankmetrics.comparisons.comparison",
     "pr_curve_chart": "polars_rankmetrics.comparisons.plot",
     "query_delta_chart": "polars_rankmetrics.comparisons.plot",
@@ -113,6 +129,8 @@ __all__ = [
     "ap_ia",
     "average_precision",
     "binned_pr_curve",
+    "borda_norm",
+    "borda_points",
     "bpm",
     "compare",
     "compatibility",
@@ -124,6 +142,7 @@ __all__ = [
     "evaluate_parquet",
     "f_beta_at_k",
     "fall_out",
+    "fuse",
     "gauc",
     "hit_rate_at_k",
     "hits_at_k",
@@ -131,37 +150,47 @@ __all__ = [
     "inst",
     "interpolated_ap",
     "interpolated_precision",
+    "isr_weight",
     "latex_table",
     "list_measures",
     "markdown_table",
+    "max_norm",
     "mean_curve",
     "metrics",
+    "min_max_norm",
     "ndcg_at_k",
     "nerr_at_k",
     "nerr_ia_at_k",
     "nnrbp",
     "nrbp",
+    "optimize_fusion",
     "pr_curve",
     "pr_curve_chart",
     "precision_at_k",
     "precision_ia_at_k",
     "query_delta_chart",
     "r_precision",
+    "rank_norm",
+    "rbc_weight",
     "read_trec_qrels",
     "read_trec_run",
     "recall_at_fixed_precision",
     "recall_at_k",
     "reciprocal_rank",
     "roc_auc",
+    "rrf_weight",
+    "run_rank",
     "save_chart",
     "scan_trec_qrels",
     "scan_trec_run",
     "spark",
     "subtopic_lists",
     "subtopic_recall_at_k",
+    "sum_norm",
     "tbg",
     "threshold_average_precision",
     "u_measure",
+    "zmuv_norm",
 ]
 
 

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from polars_rankmetrics.fusion.optimize import grid, optimize_fusion
-from polars_rankmetrics.trec.evaluate import evaluate
+from polars_rankmetrics.evaluation.evaluate import evaluate
 from tests.fusion_data import overlapping_runs, random_qrels, ranx_frame
 
 ranx = pytest.importorskip("ranx")

@@ -21,8 +21,8 @@ from polars_rankmetrics.fusion.fuse import (
 )
 from polars_rankmetrics.fusion.methods import METHODS, Context
 from polars_rankmetrics.fusion.runs import Runs, read_runs
-from polars_rankmetrics.trec import inputs
-from polars_rankmetrics.trec.evaluate import evaluate
+from polars_rankmetrics.evaluation import inputs
+from polars_rankmetrics.evaluation.evaluate import evaluate
 
 _SCALAR_GRIDS: dict[str, tuple[str, float, float, float]] = {
     # method: (parameter, ranx's min, max, step)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from polars_rankmetrics.trec import inputs
+from polars_rankmetrics.evaluation import inputs
 
 LONG_SCHEMA = {"system": pl.UInt32, "query": pl.String, "doc": pl.String, "score": pl.Float64}
 
