@@ -9,8 +9,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from polars_rankmetrics.fusion.optimize import grid, optimize_fusion
 from polars_rankmetrics.evaluation.evaluate import evaluate
+from polars_rankmetrics.fusion.optimize import grid, optimize_fusion
 from tests.fusion_data import overlapping_runs, random_qrels, ranx_frame
 
 ranx = pytest.importorskip("ranx")

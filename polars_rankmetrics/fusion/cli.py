@@ -73,8 +73,8 @@ def write_fused(fused: pl.DataFrame | pl.LazyFrame, output: str, run_id: str) ->
     """Write the fused run to ``output`` (TREC, or parquet by extension) through a rename."""
     lazy = fused.lazy()
     if output == "-":
-        lines = _trec_lines(lazy, run_id).collect()
-        sys.stdout.write(lines.write_csv(separator=" ", include_header=False))
+        text = _trec_lines(lazy, run_id).collect().write_csv(separator=" ", include_header=False)
+        sys.stdout.write(text)
         return
     path = Path(output)
     if not path.parent.is_dir():
@@ -84,8 +84,8 @@ def write_fused(fused: pl.DataFrame | pl.LazyFrame, output: str, run_id: str) ->
         if path.suffix.lower() in _PARQUET:
             lazy.sink_parquet(temporary, engine="streaming")
         else:
-            lines = _trec_lines(lazy, run_id)
-            lines.sink_csv(temporary, separator=" ", include_header=False, engine="streaming")
+            trec = _trec_lines(lazy, run_id)
+            trec.sink_csv(temporary, separator=" ", include_header=False, engine="streaming")
 
 
 def run_fuse(args: argparse.Namespace) -> int:

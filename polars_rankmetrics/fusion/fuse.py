@@ -155,14 +155,15 @@ def normalize(runs: Runs, norm: str) -> pl.LazyFrame:
         frame = frame.with_columns(rank=norms.run_rank().over(per_run))
     if norm == "borda":
         return _borda(frame, runs.n_systems)
-    expression = {
-        "min-max": lambda: norms.min_max_norm(),
-        "min-max-inverted": lambda: norms.min_max_norm(invert=True),
-        "max": norms.max_norm,
-        "sum": norms.sum_norm,
-        "zmuv": norms.zmuv_norm,
-        "rank": lambda: norms.rank_norm(),
-    }[norm]()
+    expressions: dict[str, pl.Expr] = {
+        "min-max": norms.min_max_norm(),
+        "min-max-inverted": norms.min_max_norm(invert=True),
+        "max": norms.max_norm(),
+        "sum": norms.sum_norm(),
+        "zmuv": norms.zmuv_norm(),
+        "rank": norms.rank_norm(),
+    }
+    expression = expressions[norm]
     return frame.with_columns(score=expression.over(per_run)).drop("rank", strict=False)
 
 
@@ -312,23 +313,23 @@ def fuse(
     │ q1    ┆ d3  ┆ 0.015873 │
     └───────┴─────┴──────────┘
     """
-    method = check_method(method)
+    name = check_method(method)
     norm = check_norm(norm)
-    checked = check_params(method, params)
+    checked = check_params(name, params)
     read = read_runs(runs)
-    context = Context(read.n_systems, check_weights(weights, read.names, method), checked)
+    context = Context(read.n_systems, check_weights(weights, read.names, name), checked)
     frame = normalize(read, norm)
-    if method in RANK_BASED:
+    if name in RANK_BASED:
         frame = frame.with_columns(rank=norms.run_rank().over("system", "query"))
-    if method in TRAINED:
+    if name in TRAINED:
         from polars_rankmetrics.fusion.trained import fuse_trained
 
-        fused = fuse_trained(method, frame, read, norm, context, train_qrels, train_runs)
+        fused = fuse_trained(name, frame, read, norm, context, train_qrels, train_runs)
     else:
         if train_qrels is not None or train_runs is not None:
-            msg = f"method {method!r} is not trained: drop `train_qrels` and `train_runs`"
+            msg = f"method {name!r} is not trained: drop `train_qrels` and `train_runs`"
             raise ValueError(msg)
-        fused = METHODS[method](frame, context)
+        fused = METHODS[name](frame, context)
     result = finish(fused)
     return result if read.lazy else result.collect()
 

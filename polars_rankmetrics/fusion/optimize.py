@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from polars_rankmetrics.evaluation import inputs
+from polars_rankmetrics.evaluation.evaluate import evaluate
 from polars_rankmetrics.fusion import normalization as norms
 from polars_rankmetrics.fusion.fuse import (
     RANK_BASED,
@@ -21,8 +23,6 @@ from polars_rankmetrics.fusion.fuse import (
 )
 from polars_rankmetrics.fusion.methods import METHODS, Context
 from polars_rankmetrics.fusion.runs import Runs, read_runs
-from polars_rankmetrics.evaluation import inputs
-from polars_rankmetrics.evaluation.evaluate import evaluate
 
 _SCALAR_GRIDS: dict[str, tuple[str, float, float, float]] = {
     # method: (parameter, ranx's min, max, step)
@@ -70,7 +70,7 @@ def grid(
         name, low, high, default = _SCALAR_GRIDS[method]
         allowed = {f"min_{name}", f"max_{name}"}
     elif method in _INTEGER_GRIDS:
-        name, low, high, default = _INTEGER_GRIDS[method]  # type: ignore[assignment]
+        name, low, high, default = _INTEGER_GRIDS[method]
         allowed = {f"min_{name}", f"max_{name}"}
     else:
         searchable = sorted([*WEIGHTED, *_SCALAR_GRIDS, *_INTEGER_GRIDS])
@@ -170,32 +170,34 @@ def optimize_fusion(
     >>> bm25 = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d2": 2.0, "d5": 1.0}}
     >>> dense = {"q1": {"d4": 0.9, "d3": 0.8}, "q2": {"d5": 0.9, "d2": 0.1}}
     >>> best, table = rm.optimize_fusion(
-    ...     qrels, [bm25, dense], method="rrf", metric="ndcg", return_optimization_report=True
+    ...     qrels, [bm25, dense], method="wsum", step=0.25, return_optimization_report=True
     ... )
-    >>> best
-    {'k': 100}
-    >>> table.head(3)
-    shape: (3, 2)
-    ┌─────┬──────────┐
-    │ k   ┆ score    │
-    │ --- ┆ ---      │
-    │ i64 ┆ f64      │
-    ╞═════╪══════════╡
-    │ 10  ┆ 0.846713 │
-    │ 20  ┆ 0.846713 │
-    │ 30  ┆ 0.846713 │
-    └─────┴──────────┘
+    >>> best  # two trials score best: the last wins, as in ranx
+    {'weights': [1.0, 0.0]}
+    >>> table
+    shape: (5, 2)
+    ┌──────────────┬──────────┐
+    │ weights      ┆ score    │
+    │ ---          ┆ ---      │
+    │ list[f64]    ┆ f64      │
+    ╞══════════════╪══════════╡
+    │ [0.0, 1.0]   ┆ 0.754073 │
+    │ [0.25, 0.75] ┆ 0.815465 │
+    │ [0.5, 0.5]   ┆ 0.815465 │
+    │ [0.75, 0.25] ┆ 0.95986  │
+    │ [1.0, 0.0]   ┆ 0.95986  │
+    └──────────────┴──────────┘
     """
-    method = check_method(method)
+    chosen = check_method(method)
     norm = check_norm(norm)
     read = read_runs(runs)
     if read.n_systems < 2:
         msg = "`runs` must hold at least two runs to optimise their fusion"
         raise ValueError(msg)
-    name, trials = grid(method, read.n_systems, step=step, **bounds)
+    name, trials = grid(chosen, read.n_systems, step=step, **bounds)
     judged = inputs.read_qrels(qrels)
     frame = normalize(read, norm)
-    if method in RANK_BASED:
+    if chosen in RANK_BASED:
         frame = frame.with_columns(rank=norms.run_rank().over("system", "query"))
     collected = frame.collect()
     scores: list[float] = []
@@ -203,7 +205,7 @@ def optimize_fusion(
         weights = tuple(value) if name == "weights" else None
         params: Mapping[str, float] = {} if name == "weights" else {name: value}
         context = Context(read.n_systems, weights, params)
-        fused = finish(_fused(method, collected, read, context, judged)).collect()
+        fused = finish(_fused(chosen, collected, read, context, judged)).collect()
         result = evaluate(judged, fused, metric, complete=True)
         scores.append(float(result.aggregate.item(0, 0)))
     best_index = 0

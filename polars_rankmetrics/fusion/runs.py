@@ -124,13 +124,13 @@ def read_runs(runs: object) -> Runs:
     if not items:
         msg = "`runs` is empty: give at least one run to fuse"
         raise ValueError(msg)
-    lazy = any(_is_lazy_source(source) for _, source in items)
+    is_lazy = any(_is_lazy_source(source) for _, source in items)
     parts = [
         _one_run(source, name).with_columns(system=pl.lit(index, pl.UInt32))
         for index, (name, source) in enumerate(items)
     ]
     frame = pl.concat([part.select(LONG_SCHEMA.keys()) for part in parts], how="vertical_relaxed")
-    return _finish(frame, tuple(name for name, _ in items), lazy)
+    return _finish(frame, tuple(name for name, _ in items), is_lazy)
 
 
 def _check_long_unique(frame: pl.DataFrame) -> None:

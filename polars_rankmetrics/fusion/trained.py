@@ -41,10 +41,10 @@ import math
 
 import polars as pl
 
+from polars_rankmetrics.evaluation import inputs
 from polars_rankmetrics.fusion import normalization as norms
 from polars_rankmetrics.fusion.methods import Context
 from polars_rankmetrics.fusion.runs import Runs, read_runs
-from polars_rankmetrics.evaluation import inputs
 
 SEGFUSE_BOUNDS = (0, *(10 * 2 ** (k - 1) - 5 for k in range(1, 11)))
 BAYESFUSE_BOUNDS = (0, 5, 10, 15, 20, 30, 100, 200, 500, 1000)
