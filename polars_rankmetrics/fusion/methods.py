@@ -33,12 +33,10 @@ class Context:
     params: Mapping[str, float] = field(default_factory=dict)
 
     def weight(self) -> pl.Expr:
-        """Each row's run weight (1 without weights)."""
+        """Each row's run weight (1 without weights), outside an aggregation."""
         if self.weights is None:
             return pl.lit(1.0)
-        return pl.col("system").replace_strict(
-            dict(enumerate(self.weights)), return_dtype=pl.Float64
-        )
+        return pl.lit(pl.Series(self.weights, dtype=pl.Float64)).gather(pl.col("system"))
 
 
 Combine = Callable[[pl.LazyFrame, Context], pl.LazyFrame]
@@ -52,10 +50,13 @@ N_RETRIEVED = pl.len().cast(pl.Float64)
 # document's terms are always added in run order, whatever the thread count:
 # equal fused scores stay equal, and are then ordered by document id.
 S = pl.col("score")
+W = pl.col("weight")  # added by _by_doc for the weighted methods
 
 
 def _by_doc(expr: Callable[[Context], pl.Expr]) -> Combine:
     def combine(frame: pl.LazyFrame, context: Context) -> pl.LazyFrame:
+        if context.weights is not None:
+            frame = frame.with_columns(weight=context.weight())
         return frame.group_by("query", "doc").agg(score=expr(context))
 
     return combine
@@ -113,9 +114,9 @@ METHODS: dict[str, Combine] = {
     "anz": _by_doc(lambda c: S.sum() / N_RETRIEVED),
     "mnz": _by_doc(lambda c: S.sum() * N_RETRIEVED),
     "gmnz": _by_doc(lambda c: S.sum() * N_RETRIEVED.pow(c.params["gamma"])),
-    "wsum": _by_doc(lambda c: (pl.col("score") * c.weight()).sum()),
-    "wmnz": _by_doc(lambda c: S.sum() * (c.weight()).sum()),
-    "mixed": _by_doc(lambda c: (pl.col("score") * c.weight()).sum() * N_RETRIEVED.sqrt()),
+    "wsum": _by_doc(lambda c: (pl.col("score") * W).sum()),
+    "wmnz": _by_doc(lambda c: S.sum() * (W).sum()),
+    "mixed": _by_doc(lambda c: (pl.col("score") * W).sum() * N_RETRIEVED.sqrt()),
     # rank-based
     "isr": _by_doc(lambda c: (isr_weight()).sum() * N_RETRIEVED),
     "log_isr": _by_doc(lambda c: (isr_weight()).sum() * N_RETRIEVED.log()),

@@ -96,9 +96,10 @@ def read_runs(runs: object) -> Runs:
         if isinstance(runs, pl.DataFrame):
             _check_long_unique(runs)
         found = inputs._find_columns(lazy.collect_schema().names(), "run", {}, "runs")
-        codes = {name: index for index, name in enumerate(names)}
+        # An Enum of the sorted names: its physical codes are the systems' indexes.
+        system = pl.col("system").cast(pl.String).cast(pl.Enum(names)).to_physical()
         frame = lazy.select(
-            pl.col("system").cast(pl.String).replace_strict(codes, return_dtype=pl.UInt32),
+            system.alias("system"),
             *(pl.col(found[role]).alias(role) for role in ("query", "doc", "score")),
         )
         dtype = frame.collect_schema()["score"]
