@@ -30,6 +30,10 @@ RANK_BASED = frozenset(
      "w_condorcet", *TRAINED}
 )  # fmt: skip
 
+ORDER_PRESERVING = frozenset({"min-max", "max", "sum", "zmuv", "rank", "none"})
+"""The normalisations that keep each run's order (``min-max-inverted`` reverses it,
+``borda`` adds the unretrieved candidates)."""
+
 PARAMETERS: dict[str, dict[str, float | None]] = {
     "gmnz": {"gamma": None},
     "logn_isr": {"sigma": 0.01},
@@ -318,7 +322,12 @@ def fuse(
     checked = check_params(name, params)
     read = read_runs(runs)
     context = Context(read.n_systems, check_weights(weights, read.names, name), checked)
-    frame = normalize(read, norm)
+    if name in RANK_BASED - {"segfuse"} and norm in ORDER_PRESERVING:
+        # Only the ranks matter, and this normalisation keeps the run's order: as in
+        # ranx, whose rank-based methods read the order of the run it sorted first.
+        frame = read.frame
+    else:
+        frame = normalize(read, norm)
     if name in RANK_BASED:
         frame = frame.with_columns(rank=norms.run_rank().over("system", "query"))
     if name in TRAINED:
