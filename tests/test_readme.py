@@ -649,6 +649,103 @@ def comparing_systems(block: Block, context: Context) -> None:
             assert float(number.search(cell).group()) == round(expected, 3), (system, metric)
 
 
+_MANY_PAGE = "guide/comparing-many.md"
+_MANY_NAMESPACE: dict[str, Any] = {}
+
+
+def _shown_table(text: str) -> list[list[str]]:
+    """The cells of the first markdown table in ``text``, header and separator dropped."""
+    lines = [line for line in text.splitlines() if line.startswith("|")]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[2:]]
+
+
+def _close_to_shown(value: float, shown: str) -> bool:
+    """Whether ``value`` prints as ``shown`` (to its decimals, or 5% in scientific form)."""
+    if "e" in shown:
+        return abs(value - float(shown)) <= 0.05 * abs(float(shown))
+    decimals = len(shown.split(".")[1]) if "." in shown else 0
+    return abs(value - float(shown)) <= 0.5 * 10**-decimals + 1e-12
+
+
+@runs(
+    f"{_MANY_PAGE}: A worked example #1",
+    f"{_MANY_PAGE}: The report table #1",
+    f"{_MANY_PAGE}: The report table #2",
+    f"{_MANY_PAGE}: The ANOVA table #1",
+    f"{_MANY_PAGE}: Effect sizes #1",
+    f"{_MANY_PAGE}: Risk #1",
+    f"{_MANY_PAGE}: The chart #1",
+)
+def comparing_many(block: Block, context: Context) -> None:
+    """The page's blocks run in turn on the digits data; each shown number is checked.
+
+    The first block builds ``per_query`` once (kept for the others). The numbers
+    the page shows are compared with what the blocks compute; the statistics
+    themselves are checked against scipy, statsmodels and ranx in
+    ``tests/test_many_systems*.py``.
+    """
+    pytest.importorskip("sklearn")
+    if not _MANY_NAMESPACE:
+        first = next(b for b in BLOCKS if b.id == f"{_MANY_PAGE}: A worked example #1")
+        namespace, _ = execute(first, {})
+        _MANY_NAMESPACE.update(namespace)
+    per_query = _MANY_NAMESPACE["per_query"]
+    assert per_query.shape == (800, 5)
+    if block.section == "A worked example":
+        return
+    context.work_in({})
+    namespace, values = execute(block, dict(_MANY_NAMESPACE))
+    printed = context.capsys.readouterr().out
+    if block.id.endswith("The report table #1"):
+        _MANY_NAMESPACE["pairs"] = namespace["pairs"]
+        shown = [line for line in block.after.splitlines() if line.startswith("|")]
+        assert printed.splitlines()[: len(shown)] == shown
+        legend = " ".join(block.after.split("Bold: best per metric.")[1].split("\n\n")[0].split())
+        assert legend in " ".join(printed.split())
+        display = rm.compact_letter_display(namespace["pairs"], metric="AP")
+        letters = ", ".join(
+            f"{name} `{code}`" for name, code in display.select("system", "letters").rows()
+        )
+        assert letters in " ".join(block.after.split())
+    elif block.id.endswith("The report table #2"):
+        assert block.output is not None
+        matrix = rm.p_value_matrix(namespace["randomised"], metric="AP")
+        shown_rows = [
+            [cell.strip() for cell in line.strip("│").split("┆")]
+            for line in block.output.splitlines()
+            if line.startswith("│ ") and "system" not in line
+        ]
+        for cells, row in zip(shown_rows, matrix.rows(), strict=True):
+            assert cells[0] == row[0]
+            for cell, value in zip(cells[1:], row[1:], strict=True):
+                assert (value is None) if cell == "null" else _close_to_shown(value, cell)
+    elif block.id.endswith("The ANOVA table #1"):
+        table = values[-1]
+        for cells, row in zip(_shown_table(block.after), table.rows(), strict=True):
+            assert cells[:3] == [row[0], row[1], str(row[2])]
+            for cell, value in zip(cells[3:], row[3:], strict=True):
+                assert (value is None) if not cell else _close_to_shown(value, cell)
+    elif block.id.endswith("Effect sizes #1"):
+        table = values[-1]
+        columns = ["system_b", "delta", "ci_low", "ci_high", "es_e2", "wins", "ties", "losses"]
+        for cells, row in zip(_shown_table(block.after), table.select(columns).rows(), strict=True):
+            assert cells[0] == row[0]
+            for cell, value in zip(cells[1:], row[1:], strict=True):
+                assert _close_to_shown(value, cell), (cell, value)
+    elif block.id.endswith("Risk #1"):
+        risk, georisk = values
+        columns = ["system", "urisk", "trisk", "wins", "losses"]
+        for cells, row in zip(_shown_table(block.after), risk.select(columns).rows(), strict=True):
+            assert cells[0] == row[0]
+            for cell, value in zip(cells[1:], row[1:], strict=True):
+                assert _close_to_shown(value, cell), (cell, value)
+        ranked = georisk.sort("georisk", descending=True).select("system", "georisk").rows()
+        text = ", ".join(f"{name} {value:.3f}" for name, value in ranked)
+        assert text in " ".join(block.after.split())
+    else:
+        assert (context.tmp_path / "means.png").read_bytes().startswith(b"\x89PNG")
+
+
 @runs("guide/spark.md: Spark #1")
 def spark_example(block: Block, context: Context) -> None:
     """Runs in a local Spark session (one the test run started, if any); output compared.

@@ -14,7 +14,30 @@ TEST_NAMES = {
     "randomization": "Fisher's randomization test",
     "bootstrap": "paired bootstrap test",
 }
-"""``--test``'s choices and how the table's note names them."""
+"""``--test``'s choices against a baseline, and how the table's note names them."""
+
+PAIR_TEST_NAMES = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "sign": "sign test",
+    "randomization": "Fisher's randomization test",
+    "bootstrap": "paired bootstrap test",
+    "tukey": "Tukey's HSD test",
+    "tukey-two-way": "two-way Tukey HSD test",
+    "randomised-tukey": "randomised Tukey HSD test",
+}
+"""``--test``'s choices with ``--all-pairs``: the tests of ``compare_pairs``."""
+
+CORRECTION_NAMES = {
+    "holm": "Holm",
+    "bonferroni": "Bonferroni",
+    "sidak": "Sidak",
+    "holm-sidak": "Holm-Sidak",
+    "fdr_bh": "Benjamini-Hochberg",
+    "fdr_by": "Benjamini-Yekutieli",
+    "none": "no",
+}
+"""``--correction``'s choices (only holm, bonferroni and none against one baseline)."""
 
 
 class DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -75,13 +98,25 @@ def add_compare_options(parser: argparse.ArgumentParser) -> None:
         help="a measure, e.g. map, ndcg_cut_10, P@10 (repeatable)",
     )
     parser.add_argument(
-        "--test", choices=list(TEST_NAMES), default="t", help="the paired significance test"
+        "--test",
+        choices=list(PAIR_TEST_NAMES),
+        default="t",
+        help="the significance test; wilcoxon, sign and the Tukey tests need --all-pairs",
     )
     parser.add_argument(
         "--correction",
-        choices=["holm", "bonferroni", "none"],
-        default="holm",
-        help="the correction of the p-values for the several systems compared",
+        choices=list(CORRECTION_NAMES),
+        default=None,
+        help="the correction of the p-values for the several systems compared; against "
+        "one baseline only holm, bonferroni or none; the Tukey tests need none and "
+        "default to it (default: holm)",
+    )
+    parser.add_argument(
+        "--all-pairs",
+        action="store_true",
+        help="compare every pair of systems (ranx-style table: superscript letters name "
+        "the systems each is significantly better than); --baseline then picks the "
+        "pairs to show",
     )
     parser.add_argument(
         "--alpha",

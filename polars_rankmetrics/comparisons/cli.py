@@ -43,6 +43,11 @@ from polars_rankmetrics.comparisons.output import (
     output_format,
     warn_if_few_queries,
 )
+from polars_rankmetrics.comparisons.pairs_cli import (
+    all_pairs_report,
+    check_baseline_correction,
+    check_baseline_test,
+)
 from polars_rankmetrics.evaluation import evaluate, inputs
 
 _CHART_FORMATS = (".png", ".svg", ".html", ".json")
@@ -303,19 +308,22 @@ def run_compare(args: argparse.Namespace) -> int:
         qrels = read_qrels(qrels_path, qrels_columns)
         show = False if args.quiet else None
         per_query = evaluate_runs(qrels, run_paths, args.measures, run_columns, show=show)
-        report, comparison = compare_report(
-            per_query,
-            query_set(qrels),
-            baseline=args.baseline,
-            test=args.test,
-            correction=None if args.correction == "none" else args.correction,
-            alpha=args.alpha,
-            n_resamples=args.n_resamples,
-            seed=args.seed,
-            missing=args.missing,
-            layout=layout,
-            show=show,
-        )
+        if args.all_pairs:
+            report, comparison = all_pairs_report(per_query, query_set(qrels), args, layout)
+        else:
+            report, comparison = compare_report(
+                per_query,
+                query_set(qrels),
+                baseline=args.baseline,
+                test=check_baseline_test(args.test),
+                correction=check_baseline_correction(args.correction, layout.output_format),
+                alpha=args.alpha,
+                n_resamples=args.n_resamples,
+                seed=args.seed,
+                missing=args.missing,
+                layout=layout,
+                show=show,
+            )
         warn_if_few_queries(comparison)
         deliver(report, args.output)
     except (CommandError, OutputError, ValueError) as error:

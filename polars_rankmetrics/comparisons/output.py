@@ -16,7 +16,7 @@ import polars as pl
 
 from polars_rankmetrics._atomic import write_atomically
 
-FORMATS = ("markdown", "latex", "csv", "json")
+FORMATS = ("markdown", "latex", "csv", "json", "html")
 """What ``--format`` takes."""
 
 EXTENSIONS = {
@@ -26,6 +26,7 @@ EXTENSIONS = {
     ".tex": "latex",
     ".csv": "csv",
     ".json": "json",
+    ".html": "html",
 }
 """The format an output file's extension stands for."""
 

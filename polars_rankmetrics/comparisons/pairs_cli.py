@@ -1,0 +1,97 @@
+"""``rankmetrics compare --all-pairs``: every pair of systems, as a ranx-style table.
+
+The evaluated runs go to :func:`polars_rankmetrics.compare_pairs` with
+``--test``, ``--correction`` (default Holm; none for the Tukey tests),
+``--alpha``, ``--n-resamples`` and ``--seed``; ``--baseline`` (optional) limits
+the pairs to that system against the others. The output is the table of
+:func:`polars_rankmetrics.pairs_table` (Markdown, LaTeX or HTML), or the pairs
+frame itself (CSV or JSON).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import polars as pl
+
+from polars_rankmetrics.comparisons.arguments import (
+    CORRECTION_NAMES,
+    PAIR_TEST_NAMES,
+    TEST_NAMES,
+)
+
+FAMILY_TESTS = ("tukey", "tukey-two-way", "randomised-tukey")
+"""The tests that hold the family-wise error rate themselves (no correction)."""
+
+
+def check_baseline_test(test: str) -> str:
+    """Refuse, with a message naming ``--all-pairs``, a test that needs all pairs."""
+    if test not in TEST_NAMES:
+        msg = (
+            f"--test {test} compares all pairs: add --all-pairs "
+            f"(against one baseline: {', '.join(TEST_NAMES)})"
+        )
+        raise ValueError(msg)
+    return test
+
+
+def check_baseline_correction(correction: str | None, output_format: str) -> str | None:
+    """The correction against one baseline (default holm); others need ``--all-pairs``."""
+    if output_format == "html":
+        msg = (
+            "--format html is for --all-pairs; "
+            "against one baseline use markdown, latex, csv or json"
+        )
+        raise ValueError(msg)
+    if correction is None:
+        return "holm"
+    if correction not in ("holm", "bonferroni", "none"):
+        msg = (
+            f"--correction {correction} needs --all-pairs "
+            "(against one baseline: holm, bonferroni, none)"
+        )
+        raise ValueError(msg)
+    return None if correction == "none" else correction
+
+
+def all_pairs_report(
+    per_query: pl.DataFrame, queries: pl.Series, args: argparse.Namespace, layout: Any
+) -> tuple[str, pl.DataFrame]:
+    """Compare every pair of the evaluated systems and render the table in ``layout``'s format."""
+    from polars_rankmetrics.comparisons.pairs import compare_pairs
+    from polars_rankmetrics.comparisons.pairs_report import pairs_table
+
+    test = args.test
+    correction = args.correction
+    if correction is None:
+        correction = "none" if test in FAMILY_TESTS else "holm"
+    if test in FAMILY_TESTS and correction != "none":
+        msg = f"--test {test} holds the family-wise error rate itself: use --correction none"
+        raise ValueError(msg)
+    pairs = compare_pairs(
+        per_query,
+        test=test,
+        correction=None if correction == "none" else correction,
+        alpha=args.alpha,
+        baselines=None if args.baseline is None else [args.baseline],
+        n_resamples=args.n_resamples,
+        seed=args.seed,
+        queries=queries,
+        missing=args.missing,
+    )
+    if layout.output_format in ("markdown", "latex", "html"):
+        text = pairs_table(
+            pairs,
+            format=layout.output_format,
+            test=PAIR_TEST_NAMES[test],
+            correction=None if correction == "none" else CORRECTION_NAMES[correction],
+            alpha=args.alpha,
+        )
+        if layout.markers == "ascii":
+            text = text.replace("–", "-")
+    elif layout.output_format == "csv":
+        text = pairs.write_csv().rstrip("\n")
+    else:
+        text = pairs.write_json()
+    return text, pairs
