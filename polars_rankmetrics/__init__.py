@@ -95,7 +95,7 @@ from polars_rankmetrics.trec import (
 )
 
 if TYPE_CHECKING:
-    from polars_rankmetrics import spark
+    from polars_rankmetrics import recsys, spark
     from polars_rankmetrics.comparisons.comparison import compare
     from polars_rankmetrics.comparisons.plot import pr_curve_chart, query_delta_chart, save_chart
     from polars_rankmetrics.fusion.optimize import optimize_fusion
@@ -113,6 +113,12 @@ if TYPE_CHECKING:
         ranking_agreement,
         swap_rate,
         system_scores,
+    )
+    from polars_rankmetrics.meta_evaluation.topic_set_size import (
+        topic_set_size_anova,
+        topic_set_size_ci,
+        topic_set_size_t,
+        topic_set_variance,
     )
 
 # Parts with optional or heavy dependencies (numpy/scipy: `stats`; altair: `plot`;
@@ -148,6 +154,10 @@ _LAZY = {
     "ranking_agreement": "polars_rankmetrics.meta_evaluation.systems",
     "swap_rate": "polars_rankmetrics.meta_evaluation.systems",
     "system_scores": "polars_rankmetrics.meta_evaluation.systems",
+    "topic_set_size_anova": "polars_rankmetrics.meta_evaluation.topic_set_size",
+    "topic_set_size_ci": "polars_rankmetrics.meta_evaluation.topic_set_size",
+    "topic_set_size_t": "polars_rankmetrics.meta_evaluation.topic_set_size",
+    "topic_set_variance": "polars_rankmetrics.meta_evaluation.topic_set_size",
 }
 
 
@@ -155,6 +165,8 @@ def __getattr__(name: str) -> Any:
     """Import the optional features on first access."""
     if name == "spark":
         return importlib.import_module("polars_rankmetrics.spark")
+    if name == "recsys":  # recommender metrics (issue 29), loaded on first use
+        return importlib.import_module("polars_rankmetrics.recsys")
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     msg = f"module 'polars_rankmetrics' has no attribute {name!r}"
@@ -234,6 +246,7 @@ __all__ = [
     "read_trec_run",
     "recall_at_fixed_precision",
     "recall_at_k",
+    "recsys",
     "reciprocal_rank",
     "reproduce",
     "risk",
@@ -254,6 +267,10 @@ __all__ = [
     "tau_ap",
     "tbg",
     "threshold_average_precision",
+    "topic_set_size_anova",
+    "topic_set_size_ci",
+    "topic_set_size_t",
+    "topic_set_variance",
     "u_measure",
     "zmuv_norm",
 ]

@@ -649,6 +649,112 @@ def comparing_systems(block: Block, context: Context) -> None:
             assert float(number.search(cell).group()) == round(expected, 3), (system, metric)
 
 
+@runs("guide/recsys.md: One call for several models #1", "guide/recsys.md: Expressions per user #1")
+def recsys_example(block: Block, context: Context) -> None:
+    """Runs on the bundled demo data; the printed table is the page's, NDCG@10 is RecTools'."""
+    import warnings
+
+    context.work_in({})
+    namespace, _ = execute(block, {})
+    assert context.capsys.readouterr().out.strip() == (block.output or "").strip()
+    if "result" not in namespace:
+        return
+    assert (context.tmp_path / "tradeoff.svg").read_text().startswith("<svg")
+    rectools = pytest.importorskip("rectools.metrics")
+    data = namespace["data"]
+    test = data.test.rename({"user": "user_id", "item": "item_id"}).to_pandas()
+    for model, ndcg in namespace["result"].summary.select("model", "NDCG@10").iter_rows():
+        reco = data.reco.filter(pl.col("model") == model).drop("model")
+        reco = reco.rename({"user": "user_id", "item": "item_id"}).to_pandas()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = rectools.NDCG(k=10).calc(reco, test)
+        assert ndcg == pytest.approx(expected, abs=1e-12), model
+
+
+_META_PAGE = "guide/meta-evaluation.md"
+_META_NAMESPACE: dict[str, Any] = {}
+
+
+def _check_shown_frames(shown: str, frames: list[pl.DataFrame]) -> None:
+    """Each blank-line-separated table of ``shown`` against the frame in the same place.
+
+    A shown row is matched with the frame row whose text cells are the same (or, in
+    a frame without text columns, the row in the same place); its
+    numbers must print as shown (to their decimals). ``...`` stands for rows left out.
+    """
+    sections = [part for part in shown.strip().split("\n\n") if part.strip()]
+    assert len(sections) == len(frames)
+    for section, frame in zip(sections, frames, strict=True):
+        header, *rows = section.splitlines()
+        assert header.split() == frame.columns
+        text_columns = [c for c, t in frame.schema.items() if t == pl.String]
+        if not text_columns:  # a frame of numbers alone: every row, in order
+            assert len(rows) == frame.height
+        for index, line in enumerate(rows):
+            if line.strip() == "...":
+                continue
+            cells = dict(zip(frame.columns, line.split(), strict=True))
+            if text_columns:
+                match = frame.filter(*(pl.col(c) == cells[c] for c in text_columns))
+            else:
+                match = frame.slice(index, 1)
+            assert match.height == 1, line
+            for column, value in match.row(0, named=True).items():
+                if column not in text_columns:
+                    assert _close_to_shown(float(value), cells[column]), (line, column, value)
+
+
+@runs(
+    f"{_META_PAGE}: LLM labels against human labels #1",
+    f"{_META_PAGE}: A reproduction check #1",
+    f"{_META_PAGE}: How many topics? Topic set size design #1",
+)
+def meta_evaluation(block: Block, context: Context) -> None:
+    """The page's blocks run in turn on the digits data; every shown number is checked.
+
+    The first block builds the two label sets and five runs (kept for the others).
+    Cohen's kappa is also checked against scikit-learn, and the topic set sizes
+    against statsmodels' power; the rest of the statistics are checked against
+    their packages in ``tests/test_meta_*.py``.
+    """
+    pytest.importorskip("sklearn")
+    context.work_in({})
+    if not _META_NAMESPACE:
+        first = next(
+            b for b in BLOCKS if b.id == f"{_META_PAGE}: LLM labels against human labels #1"
+        )
+        _META_NAMESPACE.update(execute(first, {})[0])
+    namespace, _ = execute(block, dict(_META_NAMESPACE))
+    shown = block.after.split("```text\n", 1)[1].split("```", 1)[0]  # the output the page shows
+    if block.section == "LLM labels against human labels":
+        summary = namespace["report"].summary
+        _check_shown_frames(shown, [summary.with_columns(pl.col("value").cast(pl.Float64))])
+        from sklearn.metrics import cohen_kappa_score
+
+        pairs = namespace["human"].join(namespace["llm"], on=["query", "doc"])
+        kappa = cohen_kappa_score(pairs["relevance"], pairs["relevance_right"])
+        assert dict(summary.iter_rows())["cohen_kappa"] == pytest.approx(kappa, abs=1e-12)
+    elif block.section == "A reproduction check":
+        result = namespace["result"]
+        _check_shown_frames(shown, [result.summary, result.per_measure, result.effects])
+    else:
+        sigma2, sigma2_t = namespace["sigma2"], namespace["sigma2_t"]
+        frames = [
+            rm.topic_set_size_t([0.02, 0.05, 0.10], sigma2_t),
+            rm.topic_set_size_anova([0.05, 0.10], sigma2, m=10),
+            rm.topic_set_size_ci([0.05, 0.10], sigma2_t),
+        ]
+        _check_shown_frames(shown, frames)
+        from statsmodels.stats.power import TTestPower
+
+        for min_diff, n in frames[0].select("min_diff", "n").iter_rows():
+            effect = min_diff / sigma2_t**0.5
+            assert (
+                TTestPower().power(effect, n, 0.05) >= 0.8 > TTestPower().power(effect, n - 1, 0.05)
+            )
+
+
 _MANY_PAGE = "guide/comparing-many.md"
 _MANY_NAMESPACE: dict[str, Any] = {}
 

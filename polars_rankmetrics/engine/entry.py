@@ -10,9 +10,10 @@ chosen:
    ...}`` list (:mod:`.ties`), each with ``list.agg``;
 2. a statistic reads fields (raw labels for bpref, infAP, unj, custom gains;
    the score for AUC; subtopics for the diversity measures; see
-   :data:`.ranked.FIELDS`): every statistic reads the ``{code, field, ...}``
-   list, each with ``list.agg``; a field the ranking cannot give is refused,
-   naming the statistic and what it needs;
+   :data:`.ranked.FIELDS`): it reads the ``{code, field, ...}`` list, with
+   ``list.agg``, and the statistics that read no field take the fast paths of 3
+   beside it; a field the ranking cannot give is refused, naming the statistic
+   and what it needs;
 3. otherwise the fast paths of :mod:`.staged`: one statistic that reads nothing
    beyond its cutoff ranks only the top k rows; any other set shares its
    per-position quantities and per-list aggregates.
@@ -105,9 +106,38 @@ def evaluate(ranking: Ranking, statistics: Sequence[Bound]) -> pl.Expr:
     """
     usage = _probe(ranking, statistics)
     _check(ranking, statistics, usage)
-    if ranking.ties == "average" or usage.read_fields or not FAST_PATHS:
+    if ranking.ties == "average" or not FAST_PATHS:
         return _plain(ranking, statistics, usage)
+    if usage.read_fields:
+        return _split(ranking, statistics, usage)
     return staged_struct(ranking, statistics, usage)
+
+
+def _split(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -> pl.Expr:
+    """The statistics that read fields on the list of fields, the others staged.
+
+    One statistic that reads a field (bpref's raw labels, in trec_eval's default
+    measures) would otherwise put every statistic on the list of fields, each
+    computed whole. The two parts are two structs of one struct, read once by
+    ``struct.eval`` (polars shares no subexpression, so reading each field of a
+    struct expression would compute it again); the fields come in the order of
+    ``statistics``.
+    """
+    readers = [bound for bound, fields in zip(statistics, usage.fields, strict=True) if fields]
+    others = [bound for bound, fields in zip(statistics, usage.fields, strict=True) if not fields]
+    if not others:
+        return _plain(ranking, statistics, usage)
+    plain_part = _plain(ranking, readers, _probe(ranking, readers))
+    staged_part = staged_struct(ranking, others, _probe(ranking, others))
+    read = {bound.name for bound in readers}
+    fields = [
+        pl.field("_plain" if bound.name in read else "_staged").struct.field(bound.name)
+        for bound in statistics
+    ]
+    both = pl.struct(plain_part.alias("_plain"), staged_part.alias("_staged"))
+    combined = both.struct.eval(fields)
+    name = staged_part.meta.output_name(raise_if_undetermined=False)
+    return combined if name is None else combined.alias(name)  # the name of either path
 
 
 def evaluate_one(ranking: Ranking, bound: Bound) -> pl.Expr:

@@ -39,6 +39,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from polars_rankmetrics.evaluation.ranx_bulk import ranx_frame
 from polars_rankmetrics.trec.readers import read_trec_qrels, read_trec_run
 
 Side = Literal["qrels", "run"]
@@ -192,18 +193,8 @@ def _from_ranx(obj: Any, side: Side) -> pl.LazyFrame:
         kind = "Run" if is_run else "Qrels"
         raise _swapped(side, f"it is a ranx {kind}")
     nested = obj.run if is_run else obj.qrels
-    queries: list[str] = []
-    docs: list[str] = []
-    values: list[Any] = []
-    for query, inner in nested.items():
-        queries.extend([query] * len(inner))
-        docs.extend(inner.keys())
-        values.extend(inner.values())
     dtype = pl.Float64 if is_run else pl.Int64
-    return pl.DataFrame(
-        {"query": queries, "doc": docs, _VALUE[side]: values},
-        schema={"query": pl.String, "doc": pl.String, _VALUE[side]: dtype},
-    ).lazy()
+    return ranx_frame(nested, _VALUE[side], dtype).lazy()  # in bulk (see .ranx_bulk)
 
 
 def _is_ranx(obj: object) -> bool:

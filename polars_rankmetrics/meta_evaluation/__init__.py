@@ -8,6 +8,8 @@
   evaluation, discriminative power and swap rate.
 - :mod:`.reproducibility`: repro_eval's measures (KTU, RBO, RMSE, nRMSE, ER,
   DeltaRI, t-tests).
+- :mod:`.topic_set_size`: Sakai's topic set size design (paired t-test, one-way
+  ANOVA, confidence interval width) and the variances it needs.
 
 Every module but :mod:`.rbo` needs numpy and scipy (the ``stats`` extra), so
 they are loaded on first use.
@@ -41,6 +43,10 @@ _LAZY = {
     "qpp_evaluation": "systems",
     "ranking_agreement": "systems",
     "system_scores": "systems",
+    "topic_set_size_anova": "topic_set_size",
+    "topic_set_size_ci": "topic_set_size",
+    "topic_set_size_t": "topic_set_size",
+    "topic_set_variance": "topic_set_size",
     "REPRO_MEASURES": "reproducibility",
     "ktu": "reproducibility",
     "rbo_truncated": "reproducibility",

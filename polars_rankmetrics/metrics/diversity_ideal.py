@@ -10,9 +10,11 @@ ndeval's, the default) or the true maximum by branch and bound
 (``'exact'``): the greedy list can fall short of it, and then a ranking scores
 above 1.
 
-This runs in Python, once per query and statistic, on the query's judged
-documents (``map_batches`` inside the engine's ``list.agg``): the greedy ideal
-takes a pass over the relevant documents per rank. Everything else of the
+The functions here are the definition, one query at a time in Python. The
+measures compute the greedy ideal of all queries at once with
+:mod:`.diversity_greedy` (numpy over blocks of queries, the same bits);
+``ideal='exact'`` runs :func:`ideal_value` once per query and statistic
+(``map_batches`` inside the engine's ``list.agg``). Everything else of the
 diversity measures is polars expressions.
 """
 

@@ -166,6 +166,12 @@ class Pairs:
             fields.append(self.ranked.field(DOC).alias("doc"))
         # Only the rows that cover a subtopic can enter the ideal with a gain.
         relevant = pl.struct(fields).filter(self._lists.list.len() > 0)
+        if options.get("ideal", "greedy") == "greedy":
+            # Imported here: the batched ideal is not needed to import the package.
+            from polars_rankmetrics.metrics.diversity_greedy import greedy_expr
+
+            beta = float(options.get("beta", 0.5))  # type: ignore[arg-type]
+            return greedy_expr(relevant, alpha=alpha, discount=discount, depth=depth, beta=beta)
         return ideal_expr(relevant, alpha=alpha, discount=discount, depth=depth, **options)
 
 

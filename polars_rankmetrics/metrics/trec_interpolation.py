@@ -69,9 +69,33 @@ def _best_precision(ranked: Ranked, cutoff: pl.Expr) -> pl.Expr:
     hit = ranked.top_hit(None)
     found = hit.cast(pl.Float64).cum_sum()
     precision = (found / ranked.rank).filter(hit & (found >= cutoff)).max()
+    return pl.when(hit.any()).then(precision).otherwise(_empty_precision(ranked))
+
+
+def _empty_precision(ranked: Ranked) -> pl.Expr:
+    """The precision of a ranking without a relevant retrieved row: 0, or NaN (0/0) if empty."""
     n_retrieved = ranked.retrieved.cast(pl.Float64).sum()
-    empty = pl.when(n_retrieved > 0.0).then(0.0).otherwise(n_retrieved / n_retrieved)
-    return pl.when(hit.any()).then(precision).otherwise(empty)
+    return pl.when(n_retrieved > 0.0).then(0.0).otherwise(n_retrieved / n_retrieved)
+
+
+def _sorted_terms(ranked: Ranked, cutoffs: list[pl.Expr], n_found: pl.Expr) -> pl.Expr:
+    """The terms of :func:`eleven_point_statistic` for ascending levels, one per row, in order.
+
+    Walked from the largest level down, the counts never rise: each level takes
+    its own value (0 above the relevant retrieved rows). The highest precision
+    from the c-th relevant retrieved row on is the c-th value of the running
+    maximum from the end of the precisions at the hits: computed once for every
+    level, it is the same maximum of the same numbers as :func:`_best_precision`.
+    """
+    hit = ranked.top_hit(None)
+    found = hit.cast(pl.Float64).cum_sum()
+    at_hits = (found / ranked.rank).filter(hit)
+    best_from = at_hits.reverse().cum_max().reverse()
+    counts = pl.concat(cutoffs)
+    index = (counts.clip(lower_bound=1.0) - 1.0).cast(pl.Int64)
+    best = best_from.gather(index, null_on_oob=True)
+    found_one = pl.when(hit.any()).then(best).otherwise(_empty_precision(ranked))
+    return pl.when(counts > n_found).then(0.0).otherwise(found_one)
 
 
 def _trec_interpolated(
@@ -80,7 +104,8 @@ def _trec_interpolated(
     cutoff = _recall_cutoff(level, ranked.n_relevant, version)
     n_found = ranked.top_hit(None).cast(pl.Float64).sum()
     value = pl.when(cutoff > n_found).then(0.0).otherwise(_best_precision(ranked, cutoff))
-    fallback = _best_precision(ranked, pl.lit(0.0)) if no_relevant == "zero" else None
+    # Without a relevant row there is no hit: _best_precision(ranked, 0) is its `empty`.
+    fallback = _empty_precision(ranked) if no_relevant == "zero" else None
     return pl.when(ranked.n_relevant > 0).then(value).otherwise(fallback)
 
 
@@ -147,15 +172,11 @@ def eleven_point_statistic(
     n_found = ranked.top_hit(None).cast(pl.Float64).sum()
     cutoffs = [_recall_cutoff(level, ranked.n_relevant) for level in reversed(levels)]
     if list(levels) == sorted(levels):
-        # Walked from the largest level down, the counts never rise: each level
-        # takes its own value, or adds nothing when above the relevant retrieved rows.
-        terms = [
-            pl.when(cutoff > n_found).then(0.0).otherwise(_best_precision(ranked, cutoff))
-            for cutoff in cutoffs
-        ]
+        # The terms in walking order, added left to right (cum_sum) as the reduce below.
+        total = _sorted_terms(ranked, cutoffs, n_found).cum_sum().last()
     else:
-        terms = _unsorted_terms(ranked, cutoffs, n_found)
-    total = functools.reduce(operator.add, terms)
+        total = functools.reduce(operator.add, _unsorted_terms(ranked, cutoffs, n_found))
     value = ranked.divide(total, len(levels))
-    fallback = ranked.divide(total, len(levels)) if no_relevant == "zero" else None
-    return pl.when(ranked.n_relevant > 0).then(value).otherwise(fallback)
+    if no_relevant == "zero":
+        return value
+    return pl.when(ranked.n_relevant > 0).then(value).otherwise(None)

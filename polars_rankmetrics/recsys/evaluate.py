@@ -1,0 +1,431 @@
+"""One call for many recommender metrics and models: :func:`evaluate`.
+
+The expensive tables are built once and shared: the test pairs and the item
+popularity are collected once for every model; each model's recommendations
+are joined with them once, and every per-user metric (RecTools', the
+library's registry names, popularity and novelty) is one ``group_by("user")``
+over that frame; the catalogue metrics read the same frame. The models'
+plans run together in one ``pl.collect_all``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+import polars as pl
+
+from polars_rankmetrics.recsys.accuracy import auc_insufficient
+from polars_rankmetrics.recsys.coverage import Catalog, _catalog_size, intersection, model_rbo
+from polars_rankmetrics.recsys.diversity import intra_list_diversity, intra_list_similarity
+from polars_rankmetrics.recsys.frames import (
+    ITEM,
+    ITEM_COUNT,
+    LONG_TAIL,
+    RANK,
+    RELEVANT,
+    TRAIN_ROWS,
+    USER,
+    HeadBy,
+    align_keys,
+    as_lazy,
+    check_reco,
+    interactions_table,
+    judged,
+    recommendations,
+    train_statistics,
+)
+from polars_rankmetrics.recsys.history import (
+    miscalibration,
+    recommenders_diversity,
+    recommenders_serendipity,
+)
+from polars_rankmetrics.recsys.names import METRICS, Spec, parse
+
+if TYPE_CHECKING:
+    import altair
+
+Repeats = Literal["raise", "first"]
+
+
+@dataclass(frozen=True)
+class RecsysEvaluation:
+    """What :func:`evaluate` returns.
+
+    Attributes
+    ----------
+    per_user
+        One row per (model, user) with a column per per-user metric: ready for
+        ``rm.compare(per_user, baseline=..., system="model", query="user",
+        missing="drop")``. A metric that does not apply to a user is null
+        (accuracy for a user without test items, novelty for one without
+        recommendations).
+    summary
+        One row per model: the mean over users of each per-user metric (nulls
+        left out, as RecTools' ``calc``) and the catalogue metrics.
+    """
+
+    per_user: pl.DataFrame
+    summary: pl.DataFrame
+
+    def chart(self, x: str, y: str) -> altair.LayerChart:
+        """A scatter of the models' ``summary``: e.g. accuracy against novelty. Needs altair."""
+        from polars_rankmetrics.recsys.plot import tradeoff_chart
+
+        return tradeoff_chart(self.summary, x=x, y=y, model=self.summary.columns[0])
+
+
+def _models(reco: object, model: str) -> dict[str, pl.LazyFrame]:
+    if isinstance(reco, Mapping):
+        if not reco:
+            msg = "`reco` is an empty mapping; give {model name: recommendations}"
+            raise ValueError(msg)
+        return {str(name): as_lazy(frame, f"reco[{name!r}]") for name, frame in reco.items()}
+    frame = as_lazy(reco, "reco")
+    if model not in frame.collect_schema().names():
+        return {"reco": frame}
+    names = frame.select(pl.col(model).unique().sort()).collect().to_series().to_list()
+    return {str(name): frame.filter(pl.col(model) == name).drop(model) for name in names}
+
+
+def _require(specs: Sequence[Spec], given: dict[str, bool]) -> None:
+    for spec in specs:
+        for need in METRICS[spec.name].needs:
+            if need != "ref" and not given[need]:
+                msg = f"{spec.label!r} needs `{need}`"
+                raise ValueError(msg)
+
+
+def _user_expr(spec: Spec, catalog: Catalog | None) -> pl.Expr:
+    options = dict(spec.options)
+    if spec.name in ("PartialAUC", "PAP") and options.get("insufficient") == "raise":
+        options.pop("insufficient")
+    if spec.name == "Serendipity":
+        assert catalog is not None
+        options["n_items"] = _catalog_size(catalog)
+    build = METRICS[spec.name].build
+    assert build is not None
+    try:
+        expr: pl.Expr = build(spec.k, **options)
+    except (TypeError, ValueError) as error:
+        msg = f"{spec.label!r}: {error}"
+        raise ValueError(msg) from None
+    return expr.alias(spec.label)
+
+
+_TEST_ROWS = {"Precision", "Recall", "F1Beta", "HitRate", "MAP", "NDCG", "MRR"}
+"""Read only the test pairs' ranks: computed over the (small) test table joined with the lists."""
+_LIST_ROWS = {"MeanInvUserFreq", "AvgRecPopularity", "APLT", "ACLT", "SufficientReco"}
+"""Read only the lists: computed without the test pairs."""
+
+
+def _frame_of(spec: Spec) -> str:
+    """Which frame a per-user metric reads: the test pairs, the lists, both, or the raw lists."""
+    if spec.name in _TEST_ROWS or spec.name == "PopStratifiedRecall":
+        return "test"
+    if spec.name in _LIST_ROWS or (spec.name == "EPC" and not spec.options.get("relevance")):
+        return "list"
+    if spec.name == "UnrepeatedReco":
+        return "raw"
+    return "full"
+
+
+def _catalog_expr(spec: Spec, catalog: Catalog | None) -> pl.Expr:
+    """One value over the whole prepared frame of a model."""
+    top = pl.col(RANK) <= (spec.k or 0) if spec.k is not None else pl.col(RANK).is_not_null()
+    items = pl.col(ITEM).filter(top)
+    if spec.name == "CatalogCoverage":
+        value = items.n_unique().cast(pl.Float64)
+        if spec.options.get("normalize"):
+            if catalog is None:
+                msg = f"{spec.label!r} with normalize=true needs `catalog`"
+                raise ValueError(msg)
+            value = value / _catalog_size(catalog)
+        return value
+    if spec.name == "PredictionCoverage":
+        assert catalog is not None
+        return pl.col(ITEM).filter(pl.col(RANK).is_not_null()).n_unique() / _catalog_size(catalog)
+    counts = items.value_counts(sort=False).struct.field("count").cast(pl.Float64).sort()
+    if spec.name == "Entropy":
+        share = counts / counts.sum()
+        return -(share * share.log(2)).sum()
+    if spec.name == "Novelty":
+        information = -(pl.col(ITEM_COUNT).cast(pl.Float64) / pl.col(TRAIN_ROWS)).log(2)
+        return information.filter(top).fill_null(0.0).sum() / top.sum()
+    # Gini over ascending counts, the never-recommended catalogue items as zeros first
+    recommended = counts.len().cast(pl.Float64)
+    zeros = pl.lit(0.0) if catalog is None else float(_catalog_size(catalog)) - recommended
+    n = recommended + zeros
+    position = counts.cum_count().cast(pl.Float64) + zeros
+    return ((2 * position - n - 1) * counts).sum() / (n * counts.sum())
+
+
+def _frame_metric(
+    spec: Spec,
+    name: str,
+    reco: pl.LazyFrame,
+    models: Mapping[str, pl.LazyFrame],
+    *,
+    train: object | None,
+    features: object | None,
+    genres: object | None,
+) -> pl.DataFrame:
+    k = spec.k or 1
+    options = spec.options
+    if spec.name == "IntraListDiversity":
+        result = intra_list_diversity(
+            reco, features, k=k, distance=options.get("distance", "hamming")
+        )
+    elif spec.name == "IntraListSimilarity":
+        result = intra_list_similarity(
+            reco, features, k=k, distance=options.get("distance", "cosine")
+        )
+    elif spec.name == "Miscalibration":
+        result = miscalibration(reco, train, genres, k=k, alpha=options.get("alpha", 0.01))
+    elif spec.name == "RecommendersDiversity":
+        top = reco.filter(pl.col(RANK) <= k)
+        result = recommenders_diversity(top, features=features, train=train)
+    elif spec.name == "RecommendersSerendipity":
+        top = reco.filter(pl.col(RANK) <= k)
+        result = recommenders_serendipity(top, train, features=features)
+    else:  # Intersection, RBO
+        reference = str(options.get("ref"))
+        if reference not in models:
+            msg = f"{spec.label!r}: `ref` must name one of the models {sorted(models)}"
+            raise ValueError(msg)
+        if spec.name == "RBO":
+            result = model_rbo(reco, models[reference], k=k, p=options.get("p", 0.9))
+        else:
+            result = intersection(reco, models[reference], k=k, ref_k=options.get("ref_k"))
+    return result.select(USER, pl.col(result.columns[1]).alias(spec.label))
+
+
+def evaluate(
+    reco: object,
+    *,
+    metrics: Sequence[str],
+    interactions: object | None = None,
+    train: object | None = None,
+    catalog: Catalog | None = None,
+    features: object | None = None,
+    genres: object | None = None,
+    model: str = "model",
+    repeats: Repeats = "raise",
+    head_share: float = 0.2,
+    head_by: HeadBy = "items",
+) -> RecsysEvaluation:
+    """
+    Accuracy and beyond-accuracy metrics of one or several models, in one frame.
+
+    Parameters
+    ----------
+    reco
+        Recommendations (``user, item`` and ``rank`` or ``score``): one table,
+        one table with a ``model`` column, or a mapping ``{model: table}``.
+    metrics
+        Names: RecTools' (``"MAP@10"``, ``"NDCG@10(divide_by_achievable=true)"``,
+        ``"MeanInvUserFreq@10"``, ...) and this package's (``"EPC@10"``,
+        ``"Gini@10"``, ...), see :data:`~.names.METRICS`; any other name is the
+        library's (``"nDCG@10"``, ``"P@10"``, ``"AP@10"``, ``"RR@10"``).
+    interactions
+        The test pairs ``user, item`` (accuracy, serendipity, coverage of users).
+    train
+        The training interactions (popularity, novelty, history).
+    catalog
+        The items that could be recommended, or their number.
+    features, genres
+        Item features (``IntraListDiversity``, ``RecommendersSerendipity``) and
+        ``item, genre`` rows (``Miscalibration``).
+    model
+        The column that names the model when ``reco`` is one table.
+    repeats : {'raise', 'first'}
+        A (user, item) recommended twice: an error, or keep its best rank
+        (``UnrepeatedReco`` still sees the repeats).
+    head_share, head_by
+        The short head / long tail split of ``APLT`` and ``ACLT``
+        (:func:`~.frames.item_popularity`).
+
+    Examples
+    --------
+    >>> from polars_rankmetrics import recsys
+    >>> reco = pl.DataFrame(
+    ...     {
+    ...         "model": ["pop"] * 4 + ["knn"] * 4,
+    ...         "user": [1, 1, 2, 2] * 2,
+    ...         "item": ["a", "b", "a", "b", "c", "a", "b", "d"],
+    ...         "rank": [1, 2] * 4,
+    ...     }
+    ... )
+    >>> test = pl.DataFrame({"user": [1, 2], "item": ["c", "b"]})
+    >>> train = pl.DataFrame({"user": [3, 3, 4, 5], "item": ["a", "b", "a", "c"]})
+    >>> names = ["NDCG@2", "MeanInvUserFreq@2", "CatalogCoverage@2"]
+    >>> result = recsys.evaluate(reco, interactions=test, train=train, metrics=names)
+    >>> result.summary
+    shape: (2, 4)
+    ┌───────┬──────────┬───────────────────┬───────────────────┐
+    │ model ┆ NDCG@2   ┆ MeanInvUserFreq@2 ┆ CatalogCoverage@2 │
+    │ ---   ┆ ---      ┆ ---               ┆ ---               │
+    │ str   ┆ f64      ┆ f64               ┆ f64               │
+    ╞═══════╪══════════╪═══════════════════╪═══════════════════╡
+    │ knn   ┆ 0.613147 ┆ 1.334963          ┆ 4.0               │
+    │ pop   ┆ 0.193426 ┆ 1.084963          ┆ 2.0               │
+    └───────┴──────────┴───────────────────┴───────────────────┘
+    """
+    if isinstance(metrics, str) or not metrics:
+        msg = f"`metrics` must be a non-empty list of metric names, got {metrics!r}"
+        raise ValueError(msg)
+    if repeats not in ("raise", "first"):
+        msg = f"`repeats` must be 'raise' or 'first', got {repeats!r}"
+        raise ValueError(msg)
+    specs, registry = [], []
+    for label in metrics:
+        spec = parse(label)
+        if spec is None:
+            registry.append(label)
+        else:
+            specs.append(spec)
+    given = {
+        "interactions": interactions is not None,
+        "train": train is not None,
+        "catalog": catalog is not None,
+        "features": features is not None,
+        "genres": genres is not None,
+    }
+    _require(specs, given)
+    if registry and interactions is None:
+        msg = f"{registry[0]!r} needs `interactions`"
+        raise ValueError(msg)
+    names = {spec.name for spec in specs}
+    user_specs = [spec for spec in specs if METRICS[spec.name].kind == "user"]
+    user_exprs = [_user_expr(spec, catalog) for spec in user_specs]
+    if registry:
+        from polars_rankmetrics.multi import metrics as library_metrics
+
+        score = -pl.col(RANK).cast(pl.Float64)
+        user_exprs.append(
+            library_metrics(
+                pl.col(RELEVANT).cast(pl.Int32),
+                registry,
+                by=[score, pl.col(ITEM)],
+                descending=[True, False],
+            ).alias("__registry")
+        )
+    raising = [
+        spec
+        for spec in user_specs
+        if spec.name in ("PartialAUC", "PAP") and spec.options.get("insufficient") == "raise"
+    ]
+    user_exprs += [
+        auc_insufficient(spec.k or 1).fill_null(False).sum().alias(f"__insufficient{i}")
+        for i, spec in enumerate(raising)
+    ]
+    catalog_exprs = [
+        _catalog_expr(spec, catalog).alias(spec.label)
+        for spec in specs
+        if METRICS[spec.name].kind == "catalog"
+    ]
+
+    models = {  # each model's lists read once, into memory
+        name: recommendations(frame, f"reco[{name!r}]").collect().lazy()
+        for name, frame in _models(reco, model).items()
+    }
+    test = (
+        None
+        if interactions is None
+        else interactions_table(interactions, "interactions").collect().lazy()
+    )
+    popularity = totals = None
+    if train is not None:
+        popularity, totals = train_statistics(
+            train,
+            head_share=head_share,
+            head_by=head_by,
+            distinct_users=bool({"MeanInvUserFreq", "EPC"} & names),
+        )
+
+    def with_popularity(frame: pl.LazyFrame) -> pl.LazyFrame:
+        if popularity is None or totals is None:
+            return frame
+        return (
+            frame.join(popularity, on=ITEM, how="left")
+            .with_columns(pl.col(LONG_TAIL).fill_null(True))
+            .join(totals, how="cross")
+        )
+
+    by_frame: dict[str, list[pl.Expr]] = {"test": [], "list": [], "full": [], "raw": []}
+    for spec, expr in zip(user_specs, user_exprs, strict=False):
+        by_frame[_frame_of(spec)].append(expr)
+    by_frame["full"] += user_exprs[len(user_specs) :]  # the registry's struct, AUC checks
+
+    plans: list[pl.LazyFrame] = []
+    for name, ranked in models.items():
+        raw = ranked
+        check_reco(ranked, f"reco[{name!r}]", repeats=repeats == "raise")
+        if test is not None:
+            test = align_keys(ranked, test, "interactions")
+        if popularity is not None:
+            popularity = align_keys(ranked, popularity, "train")
+        if repeats == "first":
+            ranked = ranked.group_by(USER, ITEM).agg(pl.col(RANK).min())
+        listed = with_popularity(ranked.with_columns(pl.lit(False).alias(RELEVANT)))
+        sources = {"list": listed, "full": with_popularity(judged(ranked, test)), "raw": raw}
+        if test is not None:
+            matched = test.join(ranked, on=[USER, ITEM], how="left")
+            sources["test"] = with_popularity(matched.with_columns(pl.lit(True).alias(RELEVANT)))
+        parts = [
+            sources[kind].group_by(USER).agg(exprs) for kind, exprs in by_frame.items() if exprs
+        ]
+        per_user = parts[0] if parts else listed.select(USER).unique()
+        for part in parts[1:]:
+            per_user = per_user.join(part, on=USER, how="full", coalesce=True)
+        if registry:
+            per_user = per_user.unnest("__registry")
+        plans.append(per_user.with_columns(pl.lit(name).alias(model)))
+        plans.append(listed.select(catalog_exprs) if catalog_exprs else pl.LazyFrame())
+    collected = pl.collect_all(plans)
+
+    per_users, catalog_rows = [], []
+    frame_specs = [spec for spec in specs if METRICS[spec.name].kind == "frame"]
+    for index, name in enumerate(models):
+        values_of_user, catalog_values = collected[2 * index], collected[2 * index + 1]
+        for i, spec in enumerate(raising):
+            count = values_of_user[f"__insufficient{i}"].sum()
+            if count:
+                msg = (
+                    f"{spec.label!r}: {count} users of model {name!r} have fewer than {spec.k} "
+                    "negatives recommended and a test item left out; use "
+                    "insufficient=exclude or insufficient=ignore"
+                )
+                raise ValueError(msg)
+        values_of_user = values_of_user.drop([f"__insufficient{i}" for i in range(len(raising))])
+        for spec in frame_specs:
+            values = _frame_metric(
+                spec, name, models[name], models, train=train, features=features, genres=genres
+            )
+            values_of_user = values_of_user.join(values, on=USER, how="full", coalesce=True)
+        per_users.append(values_of_user.with_columns(pl.lit(name).alias(model)))
+        catalog_rows.append(catalog_values.with_columns(pl.lit(name).alias(model)))
+
+    user_columns = [
+        label
+        for label in metrics
+        if label not in {s.label for s in specs if METRICS[s.name].kind == "catalog"}
+    ]
+    expanded = [column for column in per_users[0].columns if column not in (USER, model)]
+    ordered = [column for column in expanded if column in user_columns] + [
+        column for column in expanded if column not in user_columns
+    ]
+    per_user_all = pl.concat(
+        [frame.select(model, USER, *ordered) for frame in per_users], how="vertical_relaxed"
+    ).sort(model, USER)
+    means = per_user_all.group_by(model).agg(
+        [pl.col(column).cast(pl.Float64).fill_nan(None).mean() for column in ordered]
+    )
+    summary = means
+    if catalog_exprs:
+        summary = summary.join(pl.concat(catalog_rows, how="vertical_relaxed"), on=model)
+    columns = [label for label in metrics if label in summary.columns] + [
+        column for column in summary.columns if column not in metrics and column != model
+    ]
+    return RecsysEvaluation(per_user_all, summary.select(model, *columns).sort(model))

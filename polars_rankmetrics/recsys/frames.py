@@ -1,0 +1,367 @@
+"""The tables every recommender metric reads: recommendations, test and training interactions.
+
+Every input is normalised here, once, to a :class:`polars.LazyFrame`:
+
+- **recommendations** (``reco``): ``user, item`` and either ``rank`` (1 = top;
+  ties allowed, read as RecTools reads them) or ``score`` (higher first; ranked
+  1, 2, ... per user, ties broken by item id ascending);
+- **interactions** (the test set) and **train** (previous interactions):
+  ``user, item``; a (user, item) pair is read once however often it repeats;
+- item **features** / **embeddings** for the distance metrics (see
+  :mod:`polars_rankmetrics.recsys.diversity`).
+
+Each may be a polars DataFrame or LazyFrame, a pandas DataFrame, a pyarrow
+Table, or a path to a parquet file. pandas and pyarrow are never imported here.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Literal
+
+import polars as pl
+
+USER = "user"
+ITEM = "item"
+RANK = "rank"
+SCORE = "score"
+RELEVANT = "relevant"
+ITEM_USERS = "item_users"
+ITEM_COUNT = "item_count"
+POP_RANK = "pop_rank"
+TRAIN_USERS = "train_users"
+TRAIN_ROWS = "train_rows"
+LONG_TAIL = "long_tail"
+
+HeadBy = Literal["items", "interactions"]
+
+
+def _is_instance(obj: object, module: str, name: str) -> bool:
+    """``isinstance(obj, module.name)``, without importing ``module``."""
+    loaded = sys.modules.get(module)
+    cls = getattr(loaded, name, None) if loaded is not None else None
+    return isinstance(cls, type) and isinstance(obj, cls)
+
+
+def as_lazy(source: object, argument: str) -> pl.LazyFrame:
+    """Any supported table as a LazyFrame, its columns as given."""
+    if isinstance(source, pl.LazyFrame):
+        return source
+    if isinstance(source, pl.DataFrame):
+        return source.lazy()
+    if isinstance(source, str | Path):
+        path = Path(source)
+        if not path.is_file():
+            msg = f"`{argument}`: no such file: {str(source)!r}"
+            raise FileNotFoundError(msg)
+        if path.suffix.lower() in (".parquet", ".pq"):
+            return pl.scan_parquet(path)
+        if path.suffix.lower() in (".csv", ".tsv"):
+            return pl.scan_csv(path, separator="\t" if path.suffix.lower() == ".tsv" else ",")
+        msg = f"`{argument}`: expected a .parquet, .csv or .tsv file, got {str(source)!r}"
+        raise ValueError(msg)
+    if _is_instance(source, "pandas", "DataFrame"):
+        return pl.from_pandas(source).lazy()
+    if _is_instance(source, "pyarrow", "Table") or _is_instance(source, "pyarrow", "RecordBatch"):
+        table = pl.from_arrow(source)
+        assert isinstance(table, pl.DataFrame)
+        return table.lazy()
+    if hasattr(source, "__arrow_c_stream__"):
+        return pl.DataFrame(source).lazy()
+    msg = (
+        f"`{argument}` must be a polars DataFrame or LazyFrame, a pandas DataFrame, a "
+        f"pyarrow Table or a parquet path; got {type(source).__name__}"
+    )
+    raise ValueError(msg)
+
+
+def _require(frame: pl.LazyFrame, argument: str, columns: tuple[str, ...]) -> list[str]:
+    names = frame.collect_schema().names()
+    missing = [name for name in columns if name not in names]
+    if missing:
+        msg = f"`{argument}` has no column {missing} (columns: {names})"
+        raise ValueError(msg)
+    return names
+
+
+def check_k(k: object, argument: str = "k") -> int:
+    """``k`` as an int >= 1, or a ValueError naming it."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        msg = f"`{argument}` must be an integer >= 1, got {k!r}"
+        raise ValueError(msg)
+    return k
+
+
+def recommendations(reco: object, argument: str = "reco") -> pl.LazyFrame:
+    """``user, item, rank`` from ``reco``; ``rank`` from ``score`` when it has none.
+
+    A ``score`` is ranked per user, highest first, ties broken by item id
+    ascending (ordinal ranks 1, 2, ...); a null or NaN score is not a
+    recommendation (the row is dropped). A given ``rank`` (an integer column)
+    is kept as it is, ties included: RecTools reads a rank as a position, so
+    two items at rank 1 both count as rank 1. :func:`check_reco` refuses ranks
+    below 1, null ranks and repeated (user, item) pairs.
+    """
+    frame = as_lazy(reco, argument)
+    names = _require(frame, argument, (USER, ITEM))
+    if RANK in names:
+        rank = frame.collect_schema()[RANK]
+        if not rank.is_integer():
+            msg = f"`{argument}`: column 'rank' must hold integers (1 = top), got {rank}"
+            raise ValueError(msg)
+        return frame.select(USER, ITEM, pl.col(RANK).cast(pl.Int64))
+    if SCORE not in names:
+        msg = f"`{argument}` needs a `rank` or a `score` column (columns: {names})"
+        raise ValueError(msg)
+    return (
+        frame.select(USER, ITEM, SCORE)
+        .filter(pl.col(SCORE).is_not_null() & ~pl.col(SCORE).cast(pl.Float64).is_nan())
+        .sort(USER, SCORE, ITEM, descending=[False, True, False], nulls_last=True)
+        .select(USER, ITEM, (pl.int_range(pl.len()).over(USER) + 1).cast(pl.Int64).alias(RANK))
+    )
+
+
+def interactions_table(source: object, argument: str) -> pl.LazyFrame:
+    """``user, item`` pairs of ``source``, each pair once."""
+    frame = as_lazy(source, argument)
+    _require(frame, argument, (USER, ITEM))
+    return frame.select(USER, ITEM).unique(maintain_order=False)
+
+
+def item_popularity(
+    train: object,
+    argument: str = "train",
+    *,
+    head_share: float = 0.2,
+    head_by: HeadBy = "items",
+    distinct_users: bool = True,
+) -> pl.LazyFrame:
+    """Per item of ``train``: distinct users, interactions, popularity rank, long tail.
+
+    ``item_users`` counts distinct users (RecTools' ``MeanInvUserFreq``),
+    ``item_count`` counts rows, repeats included (RecTools' ``AvgRecPopularity``
+    and ``Serendipity``), and ``pop_rank`` ranks the distinct ``item_count``
+    values densely, most frequent first (``Serendipity``).
+
+    ``long_tail`` is False for the short head (Abdollahpouri et al.): with
+    ``head_by="items"``, the ``ceil(head_share * n)`` most frequent of the ``n``
+    training items (the paper's split: the top 20% of items, ``head_share=0.2``);
+    with ``head_by="interactions"``, the most frequent items that together hold
+    the first ``head_share`` of the training rows (e.g. 0.8 for the Pareto
+    split). Ties in count are ordered by item id. An item never seen in training
+    is in the tail (:func:`prepare` fills it). ``distinct_users=False`` skips
+    counting distinct users (``item_users`` is then null), the costliest part.
+    """
+    per_item, _ = train_statistics(
+        train, argument, head_share=head_share, head_by=head_by, distinct_users=distinct_users
+    )
+    return per_item
+
+
+def train_statistics(
+    train: object,
+    argument: str = "train",
+    *,
+    head_share: float = 0.2,
+    head_by: HeadBy = "items",
+    distinct_users: bool = True,
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """:func:`item_popularity` and :func:`train_totals` from one read of ``train``.
+
+    Reads ``train``'s two id columns into memory once. With integer ids whose
+    ranges fit in 32 and 31 bits, ``(user, item)`` packs into one Int64 key and a
+    single sort of it counts the distinct users of every item and of the whole
+    table (about half the work of ``n_unique`` per group); other ids use
+    ``n_unique``.
+    """
+    if not 0 <= head_share <= 1:
+        msg = f"`head_share` must be in [0, 1], got {head_share!r}"
+        raise ValueError(msg)
+    if head_by not in ("items", "interactions"):
+        msg = f"`head_by` must be 'items' or 'interactions', got {head_by!r}"
+        raise ValueError(msg)
+    lazy = as_lazy(train, argument)
+    _require(lazy, argument, (USER, ITEM))
+    frame = lazy.select(USER, ITEM).collect()
+    packed = _packed_pairs(frame) if distinct_users else None
+    if packed is not None:
+        per_item, totals = packed
+    else:
+        users = pl.col(USER).n_unique() if distinct_users else pl.lit(None, dtype=pl.UInt32)
+        per_item = frame.group_by(ITEM).agg(users.alias(ITEM_USERS), pl.len().alias(ITEM_COUNT))
+        totals = frame.select(
+            pl.col(USER).n_unique().alias(TRAIN_USERS), pl.len().alias(TRAIN_ROWS)
+        )
+    ordered = per_item.sort(ITEM_COUNT, ITEM, descending=[True, False])
+    if head_by == "items":
+        head = pl.int_range(pl.len()) < (pl.len() * head_share).ceil()
+    else:
+        before = pl.col(ITEM_COUNT).cum_sum() - pl.col(ITEM_COUNT)
+        head = before < pl.col(ITEM_COUNT).sum() * head_share
+    popularity = ordered.with_columns(
+        pl.col(ITEM_COUNT).rank("dense", descending=True).cast(pl.Int64).alias(POP_RANK),
+        (~head).alias(LONG_TAIL),
+    )
+    return popularity.lazy(), totals.lazy()
+
+
+def _packed_pairs(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """Per item (distinct users, rows) and totals from one sorted key; None if ids do not fit."""
+    schema = frame.schema
+    if frame.height == 0 or not (schema[USER].is_integer() and schema[ITEM].is_integer()):
+        return None
+    user_min, user_max = frame[USER].min(), frame[USER].max()
+    item_min, item_max = frame[ITEM].min(), frame[ITEM].max()
+    assert isinstance(user_min, int) and isinstance(user_max, int)
+    assert isinstance(item_min, int) and isinstance(item_max, int)
+    if user_max - user_min >= 1 << 32 or item_max - item_min >= 1 << 31:
+        return None
+    shift = 1 << 31
+    key = (pl.col(USER).cast(pl.Int64) - user_min) * shift + (
+        pl.col(ITEM).cast(pl.Int64) - item_min
+    )
+    ordered = frame.select(key.sort().alias("key"))
+    previous = pl.col("key").shift(1)
+    flags = ordered.select(
+        (pl.col("key") != previous).fill_null(True).alias("new_pair"),
+        (pl.col("key") // shift != previous // shift).fill_null(True).alias("new_user"),
+        (pl.col("key") % shift + item_min).cast(schema[ITEM]).alias(ITEM),
+    )
+    per_item = flags.group_by(ITEM).agg(
+        pl.col("new_pair").sum().cast(pl.UInt32).alias(ITEM_USERS), pl.len().alias(ITEM_COUNT)
+    )
+    totals = flags.select(
+        pl.col("new_user").sum().cast(pl.UInt32).alias(TRAIN_USERS), pl.len().alias(TRAIN_ROWS)
+    )
+    return per_item, totals
+
+
+def train_totals(train: object, argument: str = "train") -> pl.LazyFrame:
+    """One row: ``train_users`` (distinct users) and ``train_rows`` (rows) of ``train``."""
+    frame = as_lazy(train, argument)
+    _require(frame, argument, (USER, ITEM))
+    return frame.select(pl.col(USER).n_unique().alias(TRAIN_USERS), pl.len().alias(TRAIN_ROWS))
+
+
+def check_reco(reco: pl.LazyFrame, argument: str = "reco", *, repeats: bool = True) -> None:
+    """Raise on a rank below 1 or null, and (with ``repeats``) on a (user, item) recommended twice.
+
+    Collects two one-row frames, in one pass over ``reco``.
+    """
+    queries = [
+        reco.select(pl.col(RANK).min().alias("low"), pl.col(RANK).null_count().alias("nulls"))
+    ]
+    if repeats:
+        queries.append(reco.group_by(USER, ITEM).agg(pl.len()).filter(pl.col("len") > 1).head(3))
+    results = pl.collect_all(queries)
+    low, nulls = results[0].row(0)
+    if nulls:
+        msg = f"`{argument}`: column 'rank' has {nulls} null values; ranks start at 1"
+        raise ValueError(msg)
+    if low is not None and low < 1:
+        msg = f"`{argument}`: column 'rank' has a rank {low} < 1; ranks start at 1 (1 = top)"
+        raise ValueError(msg)
+    if not repeats:
+        return
+    repeated = results[1]
+    if repeated.height:
+        pairs = list(zip(repeated[USER].to_list(), repeated[ITEM].to_list(), strict=True))
+        msg = (
+            f"`{argument}` recommends the same (user, item) more than once, e.g. {pairs}; "
+            "measure it with UnrepeatedReco, or drop the repeats (e.g. keep the best rank)"
+        )
+        raise ValueError(msg)
+
+
+def align_keys(reco: pl.LazyFrame, other: pl.LazyFrame, argument: str) -> pl.LazyFrame:
+    """``other`` with its user and item ids cast to ``reco``'s integer types.
+
+    Raises when the ids are of different kinds (e.g. strings against integers).
+    """
+    ours, theirs = reco.collect_schema(), other.collect_schema()
+    casts = []
+    for column in (USER, ITEM):
+        if column not in theirs or ours[column] == theirs[column]:
+            continue
+        if not (ours[column].is_integer() and theirs[column].is_integer()):
+            msg = (
+                f"`{argument}`: column {column!r} is {theirs[column]} but the "
+                f"recommendations' is {ours[column]}; use the same ids"
+            )
+            raise ValueError(msg)
+        casts.append(pl.col(column).cast(ours[column]))
+    return other.with_columns(casts) if casts else other
+
+
+def judged(reco: pl.LazyFrame, interactions: pl.LazyFrame | None) -> pl.LazyFrame:
+    """Recommendations outer-joined with the test pairs: ``user, item, rank, relevant``.
+
+    A test pair that was not recommended has a null ``rank``; ``relevant`` says
+    whether the pair is in the test set. Without interactions every row is
+    irrelevant.
+    """
+    if interactions is None:
+        return reco.with_columns(pl.lit(False).alias(RELEVANT))
+    test = interactions.with_columns(pl.lit(True).alias(RELEVANT))
+    return reco.join(test, on=[USER, ITEM], how="full", coalesce=True).with_columns(
+        pl.col(RELEVANT).fill_null(False)
+    )
+
+
+def prepare(
+    reco: object,
+    *,
+    interactions: object | None = None,
+    train: object | None = None,
+    check_repeats: bool = True,
+    head_share: float = 0.2,
+    head_by: HeadBy = "items",
+) -> pl.LazyFrame:
+    """The one frame the per-user expressions of :mod:`polars_rankmetrics.recsys` read.
+
+    Columns: ``user, item, rank`` (null for test pairs not recommended),
+    ``relevant`` (the pair is in ``interactions``), and with ``train`` the item's
+    popularity columns of :func:`item_popularity` (null for items never seen in
+    training, but ``long_tail`` True; ``train_users`` and ``train_rows`` filled
+    on every row). ``head_share`` and ``head_by`` split the short head from the
+    long tail, as in :func:`item_popularity`. ``check_repeats`` raises on a
+    (user, item) pair recommended twice (leave it on, except to measure
+    :func:`~.novelty.unrepeated_reco`).
+
+    Examples
+    --------
+    >>> from polars_rankmetrics import recsys
+    >>> reco = pl.DataFrame({"user": [1, 1, 2], "item": ["a", "b", "a"], "rank": [1, 2, 1]})
+    >>> test = pl.DataFrame({"user": [1, 2], "item": ["b", "c"]})
+    >>> train = pl.DataFrame({"user": [3, 3, 4], "item": ["a", "b", "a"]})
+    >>> frame = recsys.prepare(reco, interactions=test, train=train)
+    >>> frame.select("user", "item", "rank", "relevant", "item_users", "long_tail").sort(
+    ...     "user", "item"
+    ... ).collect()
+    shape: (4, 6)
+    ┌──────┬──────┬──────┬──────────┬────────────┬───────────┐
+    │ user ┆ item ┆ rank ┆ relevant ┆ item_users ┆ long_tail │
+    │ ---  ┆ ---  ┆ ---  ┆ ---      ┆ ---        ┆ ---       │
+    │ i64  ┆ str  ┆ i64  ┆ bool     ┆ u32        ┆ bool      │
+    ╞══════╪══════╪══════╪══════════╪════════════╪═══════════╡
+    │ 1    ┆ a    ┆ 1    ┆ false    ┆ 2          ┆ false     │
+    │ 1    ┆ b    ┆ 2    ┆ true     ┆ 1          ┆ true      │
+    │ 2    ┆ a    ┆ 1    ┆ false    ┆ 2          ┆ false     │
+    │ 2    ┆ c    ┆ null ┆ true     ┆ null       ┆ true      │
+    └──────┴──────┴──────┴──────────┴────────────┴───────────┘
+    """
+    ranked = recommendations(reco)
+    check_reco(ranked, repeats=check_repeats)
+    test = None
+    if interactions is not None:
+        test = align_keys(ranked, interactions_table(interactions, "interactions"), "interactions")
+    frame = judged(ranked, test)
+    if train is None:
+        return frame
+    train = align_keys(ranked, as_lazy(train, "train"), "train")
+    popularity, totals = train_statistics(train, head_share=head_share, head_by=head_by)
+    frame = frame.join(popularity, on=ITEM, how="left").with_columns(
+        pl.col(LONG_TAIL).fill_null(True)
+    )
+    return frame.join(totals, how="cross")

@@ -1,0 +1,132 @@
+"""The batched greedy ideal (numpy over blocks of queries) against the per-query Python one.
+
+:func:`~polars_rankmetrics.metrics.diversity_ideal.ideal_value` (one Python call
+per query, ndeval's greedy list written out) is the slow reference; the batched
+:func:`~polars_rankmetrics.metrics.diversity_greedy.greedy_values` must give the
+same bits for every list, with ties of gain and of key, duplicate subtopics,
+intent weights (some lists shorter than the subtopics, some missing), string and
+integer subtopics and document ids, empty queries, and every discount.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import polars as pl
+import pytest
+
+import polars_rankmetrics as rm
+from polars_rankmetrics.metrics import diversity_greedy
+from polars_rankmetrics.metrics.diversity_ideal import ideal_value
+
+
+def _lists(
+    seed: int, *, n_queries: int, doc: str | None, weights: bool, text: bool, wide: bool
+) -> pl.Series:
+    rng = random.Random(seed)
+    universe = [f"s{i}" for i in range(12)] if text else list(range(-3, 14) if wide else range(6))
+    rows: list[list[dict[str, Any]] | None] = []
+    for _ in range(n_queries):
+        if rng.random() < 0.05:
+            rows.append(None if rng.random() < 0.5 else [])
+            continue
+        query: list[dict[str, Any]] = []
+        ids = rng.sample(range(1000), 40)
+        for i in range(rng.randint(1, 25)):
+            subtopics = [rng.choice(universe) for _ in range(rng.randint(1, 4))]
+            row: dict[str, Any] = {"subtopics": subtopics}
+            if weights:
+                # Some lists short or missing (weight 1 then), some subtopics weighted twice.
+                n = rng.choice([0, len(subtopics), len(subtopics), max(len(subtopics) - 1, 0)])
+                row["weights"] = (
+                    None
+                    if rng.random() < 0.1
+                    else [rng.choice([0.1, 0.25, 0.5, 2.0]) for _ in range(n)]
+                )
+            if doc == "int":
+                # Duplicate ids now and then: the tie then goes to the set met first.
+                row["doc"] = ids[i] if rng.random() < 0.9 else ids[0]
+            elif doc == "str":
+                row["doc"] = f"d{ids[i]}"
+            query.append(row)
+        rows.append(query)
+    return pl.Series("lists", rows)
+
+
+CASES = [
+    {"doc": None, "weights": False, "text": False, "wide": False},
+    {"doc": None, "weights": False, "text": False, "wide": True},
+    {"doc": "int", "weights": False, "text": False, "wide": True},
+    {"doc": "str", "weights": False, "text": True, "wide": False},
+    {"doc": None, "weights": True, "text": True, "wide": False},
+    {"doc": "int", "weights": True, "text": False, "wide": False},
+    {"doc": "str", "weights": True, "text": False, "wide": True},
+]
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize(
+    ("alpha", "discount", "depth"),
+    [(0.5, "log", 20), (0.0, "reciprocal", 5), (1.0, "log", 3), (0.3, "geometric", None)],
+)
+def test_batched_greedy_equals_the_per_query_reference(
+    case: dict[str, Any],
+    alpha: float,
+    discount: Any,
+    depth: int | None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(*_: object) -> None:
+        raise AssertionError("the batched path fell back to the reference")
+
+    monkeypatch.setattr(diversity_greedy, "_one_by_one", refuse)
+    lists = _lists(hash((str(case), alpha)) % 1000, n_queries=60, **case)
+    options: dict[str, Any] = {"alpha": alpha, "discount": discount, "depth": depth, "beta": 0.7}
+    ours = diversity_greedy.greedy_values(lists, **options).to_list()
+    expected = [
+        0.0 if batch is None else ideal_value(batch, ideal="greedy", **options) for batch in lists
+    ]
+    assert ours == expected  # bit for bit
+
+
+def test_blocks_of_queries_of_different_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many small blocks (queries sorted by size) give the same values as one."""
+    lists = _lists(7, n_queries=80, doc="int", weights=True, text=False, wide=True)
+    options: dict[str, Any] = {"alpha": 0.5, "discount": "log", "depth": 10}
+    whole = diversity_greedy.greedy_values(lists, **options).to_list()
+    monkeypatch.setattr(diversity_greedy, "BLOCK", 3)
+    assert diversity_greedy.greedy_values(lists, **options).to_list() == whole
+
+
+def test_without_numpy_it_falls_back_to_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    lists = _lists(3, n_queries=10, doc=None, weights=False, text=False, wide=False)
+    monkeypatch.setattr(diversity_greedy, "_vectorisable", lambda _: False)
+    options: dict[str, Any] = {"alpha": 0.5, "discount": "log", "depth": 5}
+    expected = [0.0 if b is None else ideal_value(b, **options) for b in lists]
+    assert diversity_greedy.greedy_values(lists, **options).to_list() == expected
+
+
+def test_the_measures_call_it_once_for_all_queries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """alpha-nDCG, nERR-IA and nNRBP read the batched ideal: one call, not one per query."""
+    calls: list[int] = []
+    original = diversity_greedy.greedy_values
+
+    def counted(lists: pl.Series, **options: Any) -> pl.Series:
+        calls.append(len(lists))
+        return original(lists, **options)
+
+    monkeypatch.setattr(diversity_greedy, "greedy_values", counted)
+    frame = pl.DataFrame(
+        {
+            "query": [1, 1, 1, 2, 2, 3],
+            "score": [0.9, 0.5, 0.1, 0.3, 0.2, 0.7],
+            "subtopics": [[1, 2], [2], [], [1], [1, 3], [2]],
+        }
+    )
+    frame.group_by("query").agg(
+        rm.alpha_ndcg_at_k("subtopics", 2, by="score"),
+        rm.nerr_ia_at_k("subtopics", 2, by="score").alias("e"),
+        rm.nnrbp("subtopics", by="score").alias("n"),
+    )
+    assert calls == [3, 3, 3]
