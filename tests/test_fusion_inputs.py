@@ -168,3 +168,17 @@ def test_bad_runs(runs: Any, message: str) -> None:
 def test_training_runs_must_match() -> None:
     with pytest.raises(ValueError, match="`train_runs` has 1 runs and `runs` 2"):
         fuse([RUN, OTHER], method="posfuse", train_qrels={"q": {"a": 1}}, train_runs=[RUN])
+
+
+@pytest.mark.parametrize("method", ["rrf", "sum", "max", "bordafuse", "condorcet"])
+def test_duplicate_rows_found_inside_the_fusion(method: str) -> None:
+    # The group-by methods find duplicates in their own group-by; the others before it.
+    twice = pl.DataFrame({"query": ["q", "q", "q"], "doc": ["a", "b", "a"], "score": [3.0, 2, 1]})
+    with pytest.raises(ValueError, match=r"run 'x' has duplicate \(query, doc\) rows"):
+        fuse({"y": RUN, "x": twice}, method=method, norm=None)
+    once = pl.DataFrame({"query": ["q", "q"], "doc": ["a", "b"], "score": [1.0, 0.5]})
+    long = pl.concat(
+        [twice.with_columns(system=pl.lit("x")), once.with_columns(system=pl.lit("y"))]
+    )
+    with pytest.raises(ValueError, match=r"run 'x' has duplicate \(query, doc\) rows"):
+        fuse(long, method=method)

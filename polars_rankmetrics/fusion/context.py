@@ -19,6 +19,9 @@ class Context:
     n_systems: int
     weights: tuple[float, ...] | None = None
     params: Mapping[str, float] = field(default_factory=dict)
+    flag_duplicates: bool = False
+    """Add ``_duplicate`` to the group-by (a run holds the document twice): the check of
+    duplicate rows done inside the fusion, instead of a pass of its own over every run."""
 
     def weight(self) -> pl.Expr:
         """Each row's run weight (1 without weights), outside an aggregation."""

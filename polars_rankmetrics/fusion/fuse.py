@@ -11,7 +11,7 @@ import polars as pl
 
 import polars_rankmetrics.fusion.normalization as norms
 from polars_rankmetrics.fusion.context import Context
-from polars_rankmetrics.fusion.methods import METHODS
+from polars_rankmetrics.fusion.methods import BY_DOC, METHODS
 from polars_rankmetrics.fusion.normalize_runs import normalize
 from polars_rankmetrics.fusion.runs import read_runs
 
@@ -279,8 +279,17 @@ def fuse(
     name = check_method(method)
     norm = check_norm(norm)
     checked = check_params(name, params)
-    read = read_runs(runs)
-    context = Context(read.n_systems, check_weights(weights, read.names, name), checked)
+    # The eager runs' duplicate rows: found by the fusion's own group-by where it has one.
+    inline = name in BY_DOC and norm != "borda"
+    read = read_runs(runs, check_unique=not inline)
+    inline = inline and not read.lazy
+    try:
+        checked_weights = check_weights(weights, read.names, name)
+    except ValueError:
+        if inline:
+            read_runs(runs)  # a duplicate row is reported first, as when it was checked first
+        raise
+    context = Context(read.n_systems, checked_weights, checked, flag_duplicates=inline)
     if name in RANK_BASED - {"segfuse"} and norm in ORDER_PRESERVING:
         # Only the ranks matter, and this normalisation keeps the run's order: as in
         # ranx, whose rank-based methods read the order of the run it sorted first.
@@ -298,6 +307,11 @@ def fuse(
             msg = f"method {name!r} is not trained: drop `train_qrels` and `train_runs`"
             raise ValueError(msg)
         fused = METHODS[name](frame, context)
+        if inline:
+            grouped = fused.collect()
+            if grouped.get_column("_duplicate").any():
+                read_runs(runs)  # raises, naming the run and a duplicate row
+            fused = grouped.lazy()
     result = finish(fused)
     return result if read.lazy else result.collect()
 

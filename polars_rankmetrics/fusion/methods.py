@@ -41,7 +41,10 @@ def _by_doc(expr: Callable[[Context], pl.Expr]) -> Combine:
     def combine(frame: pl.LazyFrame, context: Context) -> pl.LazyFrame:
         if context.weights is not None:
             frame = frame.with_columns(weight=context.weight())
-        return frame.group_by("query", "doc").agg(score=expr(context))
+        aggregates = {"score": expr(context)}
+        if context.flag_duplicates:  # one run holds the document twice
+            aggregates["_duplicate"] = pl.len() > pl.col("system").n_unique()
+        return frame.group_by("query", "doc").agg(**aggregates)
 
     return combine
 
@@ -113,3 +116,6 @@ METHODS: dict[str, Combine] = {
     "w_condorcet": _condorcet,
 }
 """Method name -> its combination over the normalised long frame."""
+
+BY_DOC = frozenset(set(METHODS) - {"bordafuse", "w_bordafuse", "condorcet", "w_condorcet"})
+"""The methods that are one group-by over ``(query, doc)`` of the long frame."""

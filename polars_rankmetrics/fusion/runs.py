@@ -41,7 +41,7 @@ def _is_lazy_source(source: object) -> bool:
     return isinstance(source, str | Path) and Path(source).suffix.lower() in (".parquet", ".pq")
 
 
-def _one_run(source: object, name: str) -> pl.LazyFrame:
+def _one_run(source: object, name: str, *, check_unique: bool = True) -> pl.LazyFrame:
     """One run as ``query, doc, score`` (lazy where the source is lazy)."""
     if _is_lazy_source(source):
         lazy = inputs._as_lazy(source, "run")
@@ -58,8 +58,8 @@ def _one_run(source: object, name: str) -> pl.LazyFrame:
     except ValueError as error:
         msg = f"run {name!r}: {error}"
         raise ValueError(msg) from None
-    duplicated = frame.filter(pl.struct("query", "doc").is_duplicated())
-    if duplicated.height:
+    duplicated = frame.filter(pl.struct("query", "doc").is_duplicated()) if check_unique else None
+    if duplicated is not None and duplicated.height:
         query, doc = duplicated.row(0)[:2]
         msg = (
             f"run {name!r} has duplicate (query, doc) rows, e.g. ({query!r}, {doc!r}); "
@@ -89,11 +89,15 @@ def _split_long(frame: pl.LazyFrame | pl.DataFrame) -> tuple[pl.LazyFrame, tuple
     return lazy, systems
 
 
-def read_runs(runs: object) -> Runs:
-    """Read ``runs`` (a mapping, a sequence, or one long frame) into :class:`Runs`."""
+def read_runs(runs: object, *, check_unique: bool = True) -> Runs:
+    """Read ``runs`` (a mapping, a sequence, or one long frame) into :class:`Runs`.
+
+    Eager runs are checked for duplicate ``(query, doc)`` rows unless
+    ``check_unique`` is false (the caller then checks them itself).
+    """
     if isinstance(runs, pl.DataFrame | pl.LazyFrame) and "system" in runs.collect_schema().names():
         lazy, names = _split_long(runs)
-        if isinstance(runs, pl.DataFrame):
+        if check_unique and isinstance(runs, pl.DataFrame):
             _check_long_unique(runs)
         found = inputs._find_columns(lazy.collect_schema().names(), "run", {}, "runs")
         # An Enum of the sorted names: its physical codes are the systems' indexes.
@@ -127,7 +131,9 @@ def read_runs(runs: object) -> Runs:
         raise ValueError(msg)
     is_lazy = any(_is_lazy_source(source) for _, source in items)
     parts = [
-        _one_run(source, name).with_columns(system=pl.lit(index, pl.UInt32))
+        _one_run(source, name, check_unique=check_unique).with_columns(
+            system=pl.lit(index, pl.UInt32)
+        )
         for index, (name, source) in enumerate(items)
     ]
     frame = pl.concat([part.select(LONG_SCHEMA.keys()) for part in parts], how="vertical_relaxed")
