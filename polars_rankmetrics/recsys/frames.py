@@ -172,8 +172,9 @@ def train_statistics(
     Reads ``train``'s two id columns into memory once. With integer ids whose
     ranges fit in 32 and 31 bits, ``(user, item)`` packs into one Int64 key and a
     single sort of it counts the distinct users of every item and of the whole
-    table (about half the work of ``n_unique`` per group); other ids use
-    ``n_unique``.
+    table (about half the work of ``n_unique`` per group); numpy sorts it and
+    counts per item when it is installed and the item ids are dense enough,
+    polars otherwise (the same counts); other ids use ``n_unique``.
     """
     if not 0 <= head_share <= 1:
         msg = f"`head_share` must be in [0, 1], got {head_share!r}"
@@ -184,7 +185,11 @@ def train_statistics(
     lazy = as_lazy(train, argument)
     _require(lazy, argument, (USER, ITEM))
     frame = lazy.select(USER, ITEM).collect()
-    packed = _packed_pairs(frame) if distinct_users else None
+    packed = None
+    if distinct_users:
+        packed = _sorted_pairs_numpy(frame)
+        if packed is None:
+            packed = _packed_pairs(frame)
     if packed is not None:
         per_item, totals = packed
     else:
@@ -204,6 +209,61 @@ def train_statistics(
         (~head).alias(LONG_TAIL),
     )
     return popularity.lazy(), totals.lazy()
+
+
+def _sorted_pairs_numpy(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """:func:`_packed_pairs` by numpy: one ``np.sort`` of the packed keys, counts by bincount.
+
+    None (the caller falls back to polars) without numpy, for ids that are not
+    integers, have nulls, or whose ranges do not fit the packing, and for item
+    ids too sparse for a dense count (range above ``4 * rows + 2**20``). numpy's
+    sort of one int64 array is several times faster than polars' at one thread.
+    """
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - numpy is in the recsys extra
+        return None
+    schema = frame.schema
+    if frame.height == 0 or not (schema[USER].is_integer() and schema[ITEM].is_integer()):
+        return None
+    if frame[USER].null_count() or frame[ITEM].null_count():
+        return None
+    user_min, user_max = frame[USER].min(), frame[USER].max()
+    item_min, item_max = frame[ITEM].min(), frame[ITEM].max()
+    assert isinstance(user_min, int) and isinstance(user_max, int)
+    assert isinstance(item_min, int) and isinstance(item_max, int)
+    if max(user_max, item_max) >= 1 << 62:
+        return None
+    span = item_max - item_min + 1
+    if user_max - user_min >= 1 << 32 or span > min(1 << 31, 4 * frame.height + (1 << 20)):
+        return None
+    key = frame[USER].cast(pl.Int64).to_numpy() - user_min
+    key <<= 31
+    key += frame[ITEM].cast(pl.Int64).to_numpy() - item_min
+    key.sort()
+    new_pair = np.empty(key.shape[0], dtype=bool)
+    new_pair[0] = True
+    np.not_equal(key[1:], key[:-1], out=new_pair[1:])
+    item_of = key & ((1 << 31) - 1)
+    rows = np.bincount(item_of, minlength=span)
+    distinct = np.bincount(item_of[new_pair], minlength=span)
+    user_of = key >> 31
+    train_users = 1 + int(np.count_nonzero(user_of[1:] != user_of[:-1]))
+    seen = np.flatnonzero(rows)
+    per_item = pl.DataFrame(
+        {
+            ITEM: pl.Series(ITEM, seen + item_min).cast(schema[ITEM]),
+            ITEM_USERS: pl.Series(ITEM_USERS, distinct[seen]).cast(pl.UInt32),
+            ITEM_COUNT: pl.Series(ITEM_COUNT, rows[seen]).cast(pl.UInt32),
+        }
+    )
+    totals = pl.DataFrame(
+        {
+            TRAIN_USERS: pl.Series(TRAIN_USERS, [train_users], dtype=pl.UInt32),
+            TRAIN_ROWS: pl.Series(TRAIN_ROWS, [frame.height], dtype=pl.UInt32),
+        }
+    )
+    return per_item, totals
 
 
 def _packed_pairs(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame] | None:
