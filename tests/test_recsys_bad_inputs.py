@@ -219,6 +219,24 @@ def test_distinct_item_users_numpy_and_polars_paths_agree(dtype: pl.DataType) ->
     assert recsys.frames._sorted_pairs_numpy(sparse) is None
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_repeat_check_by_numpy_agrees_with_group_by(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 60))
+    pairs = pl.DataFrame({"user": rng.integers(-5, 8, n), "item": rng.integers(0, 10, n)})
+    repeated = pairs.group_by("user", "item").len().filter(pl.col("len") > 1).height > 0
+    assert recsys.frames._no_repeats_numpy(pairs) is (not repeated)
+    assert recsys.frames._no_repeats_numpy(pairs.unique()) is True
+    as_strings = pairs.with_columns(pl.col("item").cast(pl.String))
+    assert recsys.frames._no_repeats_numpy(as_strings) is None
+    reco = pairs.with_columns(pl.lit(1).alias("rank")).lazy()
+    if repeated:
+        with pytest.raises(ValueError, match="more than once"):
+            recsys.frames.check_reco(reco)
+    else:
+        recsys.frames.check_reco(reco)
+
+
 def test_scores_are_ranked_highest_first_ties_by_item() -> None:
     scored = pl.DataFrame(
         {"user": [1, 1, 1, 1, 2], "item": [30, 10, 20, 40, 5], "score": [0.5, 0.9, 0.5, None, 1.0]}

@@ -266,6 +266,37 @@ def _sorted_pairs_numpy(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame
     return per_item, totals
 
 
+def _no_repeats_numpy(frame: pl.DataFrame) -> bool | None:
+    """Whether no (user, item) pair repeats, by one numpy sort of packed keys; None: not decided.
+
+    None without numpy, for ids that are not integers or have nulls, or whose
+    ranges do not fit one Int64 key (the caller then groups by the pair).
+    """
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - numpy is in the recsys extra
+        return None
+    schema = frame.schema
+    if frame.height < 2:
+        return True
+    if not (schema[USER].is_integer() and schema[ITEM].is_integer()):
+        return None
+    if frame[USER].null_count() or frame[ITEM].null_count():
+        return None
+    user_min, user_max = frame[USER].min(), frame[USER].max()
+    item_min, item_max = frame[ITEM].min(), frame[ITEM].max()
+    assert isinstance(user_min, int) and isinstance(user_max, int)
+    assert isinstance(item_min, int) and isinstance(item_max, int)
+    fits = user_max - user_min < 1 << 32 and item_max - item_min < 1 << 31
+    if not fits or max(user_max, item_max) >= 1 << 62:
+        return None
+    key = frame[USER].cast(pl.Int64).to_numpy() - user_min
+    key <<= 31
+    key += frame[ITEM].cast(pl.Int64).to_numpy() - item_min
+    key.sort()
+    return not bool(np.any(key[1:] == key[:-1]))
+
+
 def _packed_pairs(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """Per item (distinct users, rows) and totals from one sorted key; None if ids do not fit."""
     schema = frame.schema
@@ -307,14 +338,23 @@ def train_totals(train: object, argument: str = "train") -> pl.LazyFrame:
 def check_reco(reco: pl.LazyFrame, argument: str = "reco", *, repeats: bool = True) -> None:
     """Raise on a rank below 1 or null, and (with ``repeats``) on a (user, item) recommended twice.
 
-    Collects two one-row frames, in one pass over ``reco``.
+    Collects the rank's extremes and the id columns in one pass over ``reco``;
+    repeats are looked for by one numpy sort of packed integer ids (grouping
+    by the pair when that does not apply, and to name the repeats).
     """
     queries = [
         reco.select(pl.col(RANK).min().alias("low"), pl.col(RANK).null_count().alias("nulls"))
     ]
     if repeats:
-        queries.append(reco.group_by(USER, ITEM).agg(pl.len()).filter(pl.col("len") > 1).head(3))
+        queries.append(reco.select(USER, ITEM))
     results = pl.collect_all(queries)
+    if repeats:
+        pairs_frame = results[1]
+        if _no_repeats_numpy(pairs_frame) is not True:  # repeats, or no fast answer: look
+            grouped = pairs_frame.group_by(USER, ITEM).agg(pl.len())
+            results[1] = grouped.filter(pl.col("len") > 1).head(3)
+        else:
+            results[1] = pairs_frame.head(0)
     low, nulls = results[0].row(0)
     if nulls:
         msg = f"`{argument}`: column 'rank' has {nulls} null values; ranks start at 1"
