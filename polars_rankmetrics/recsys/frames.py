@@ -237,16 +237,17 @@ def _sorted_pairs_numpy(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame
     span = item_max - item_min + 1
     if user_max - user_min >= 1 << 32 or span > min(1 << 31, 4 * frame.height + (1 << 20)):
         return None
-    key = frame[USER].cast(pl.Int64).to_numpy() - user_min
-    key <<= 31
-    key += frame[ITEM].cast(pl.Int64).to_numpy() - item_min
+    key = np.left_shift(frame[USER].cast(pl.Int64).to_numpy(), 31)  # ids < 2**62 - see above
+    key += frame[ITEM].cast(pl.Int64).to_numpy()
+    offset = ((user_min << 31) + item_min + (1 << 63)) % (1 << 64) - (1 << 63)
+    key -= offset  # modulo 2**64 (numpy's int64 arrays wrap): the packed key, in [0, 2**63)
     key.sort()
     new_pair = np.empty(key.shape[0], dtype=bool)
     new_pair[0] = True
     np.not_equal(key[1:], key[:-1], out=new_pair[1:])
     item_of = key & ((1 << 31) - 1)
     rows = np.bincount(item_of, minlength=span)
-    distinct = np.bincount(item_of[new_pair], minlength=span)
+    distinct = np.bincount(item_of, weights=new_pair, minlength=span).astype(np.int64)
     user_of = key >> 31
     train_users = 1 + int(np.count_nonzero(user_of[1:] != user_of[:-1]))
     seen = np.flatnonzero(rows)
