@@ -27,7 +27,21 @@ from typing import TYPE_CHECKING, Any
 from polars_rankmetrics._accessor import install as _install
 from polars_rankmetrics._version import __version__ as __version__
 from polars_rankmetrics.comparisons.report import latex_table, markdown_table
-from polars_rankmetrics.evaluation import Evaluation, evaluate, subtopic_lists
+from polars_rankmetrics.evaluation import Evaluation, evaluate, judged_frame, subtopic_lists
+from polars_rankmetrics.fusion import (
+    borda_norm,
+    borda_points,
+    fuse,
+    isr_weight,
+    max_norm,
+    min_max_norm,
+    rank_norm,
+    rbc_weight,
+    rrf_weight,
+    run_rank,
+    sum_norm,
+    zmuv_norm,
+)
 from polars_rankmetrics.measures import list_measures
 from polars_rankmetrics.meta_evaluation.rbo import rbo, rbo_runs
 from polars_rankmetrics.metrics import (
@@ -84,6 +98,7 @@ if TYPE_CHECKING:
     from polars_rankmetrics import recsys, spark
     from polars_rankmetrics.comparisons.comparison import compare
     from polars_rankmetrics.comparisons.plot import pr_curve_chart, query_delta_chart, save_chart
+    from polars_rankmetrics.fusion.optimize import optimize_fusion
     from polars_rankmetrics.meta_evaluation.agreement import (
         cohen_kappa,
         compare_qrels,
@@ -110,6 +125,7 @@ if TYPE_CHECKING:
 # pyarrow and pyspark: `spark`) are imported on first use, so that
 # `import polars_rankmetrics` needs none of them and stays quick.
 _LAZY = {
+    "optimize_fusion": "polars_rankmetrics.fusion.optimize",
     "compare": "polars_rankmetrics.comparisons.comparison",
     "compare_pairs": "polars_rankmetrics.comparisons.pairs",
     "p_value_matrix": "polars_rankmetrics.comparisons.letters",
@@ -161,18 +177,24 @@ __all__ = [
     "Evaluation",
     "alpha_dcg_at_k",
     "alpha_ndcg_at_k",
+    "anova",
     "ap_at_k",
     "ap_ia",
     "average_precision",
     "binned_pr_curve",
+    "borda_norm",
+    "borda_points",
     "bpm",
     "cohen_kappa",
+    "compact_letter_display",
     "compare",
+    "compare_pairs",
     "compare_qrels",
     "compatibility",
     "cumulative_pr",
     "dcg_at_k",
     "discriminative_power",
+    "effect_sizes",
     "err_at_k",
     "err_ia_at_k",
     "evaluate",
@@ -180,25 +202,35 @@ __all__ = [
     "f_beta_at_k",
     "fall_out",
     "fleiss_kappa",
+    "fuse",
     "gauc",
+    "georisk",
     "hit_rate_at_k",
     "hits_at_k",
     "insq",
     "inst",
     "interpolated_ap",
     "interpolated_precision",
+    "isr_weight",
+    "judged_frame",
     "kendall_tau",
     "krippendorff_alpha",
     "latex_table",
     "list_measures",
     "markdown_table",
+    "max_norm",
     "mean_curve",
+    "means_chart",
     "metrics",
+    "min_max_norm",
     "ndcg_at_k",
     "nerr_at_k",
     "nerr_ia_at_k",
     "nnrbp",
     "nrbp",
+    "optimize_fusion",
+    "p_value_matrix",
+    "pairs_table",
     "pr_curve",
     "pr_curve_chart",
     "precision_at_k",
@@ -206,17 +238,22 @@ __all__ = [
     "qpp_evaluation",
     "query_delta_chart",
     "r_precision",
+    "rank_norm",
     "ranking_agreement",
+    "rbc_weight",
     "rbo",
     "rbo_runs",
     "read_trec_qrels",
     "read_trec_run",
     "recall_at_fixed_precision",
     "recall_at_k",
-    "recsys",
     "reciprocal_rank",
+    "recsys",
     "reproduce",
+    "risk",
     "roc_auc",
+    "rrf_weight",
+    "run_rank",
     "save_chart",
     "scan_trec_qrels",
     "scan_trec_run",
@@ -225,6 +262,7 @@ __all__ = [
     "spearman",
     "subtopic_lists",
     "subtopic_recall_at_k",
+    "sum_norm",
     "swap_rate",
     "system_scores",
     "tau_ap",
@@ -235,15 +273,7 @@ __all__ = [
     "topic_set_size_t",
     "topic_set_variance",
     "u_measure",
-    "anova",
-    "compact_letter_display",
-    "compare_pairs",
-    "effect_sizes",
-    "georisk",
-    "means_chart",
-    "p_value_matrix",
-    "pairs_table",
-    "risk",
+    "zmuv_norm",
 ]
 
 

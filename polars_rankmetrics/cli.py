@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from polars_rankmetrics import demo
 from polars_rankmetrics._version import __version__
 from polars_rankmetrics.comparisons import cli as compare_cli
+from polars_rankmetrics.fusion import cli as fusion_cli
 from polars_rankmetrics.meta_evaluation import cli as meta_cli
 from polars_rankmetrics.trec import cli as trec_cli
 
@@ -36,7 +37,7 @@ def _dispatch(arguments: list[str]) -> int:
     parser.add_argument("-V", "--version", action="version", version=f"rankmetrics {__version__}")
     subcommands = parser.add_subparsers(dest="command", required=True)
     # Each module adds its own subcommand and sets `run` as the parser's default.
-    for module in (demo, trec_cli, compare_cli, meta_cli):
+    for module in (demo, trec_cli, compare_cli, meta_cli, fusion_cli):
         module.add_subcommand(subcommands)
     args = parser.parse_args(arguments)
     exit_code: int = args.run(args)

@@ -6,10 +6,18 @@ from collections.abc import Callable, Hashable, Sequence
 
 import polars as pl
 
-from polars_rankmetrics._validate import IntoExpr, NoRelevant, Ties, as_expr, check_choice
+from polars_rankmetrics._validate import (
+    IntoExpr,
+    NoRelevant,
+    Ties,
+    as_expr,
+    check_choice,
+    measure_names,
+)
 from polars_rankmetrics.engine import Ranking, evaluate
 from polars_rankmetrics.engine.ranked import DOC, INTENT_WEIGHTS, SUBTOPICS
 from polars_rankmetrics.measures import Column, parse_measures
+from polars_rankmetrics.metrics.diversity_input import subtopic_columns
 
 
 def columns_struct(
@@ -64,6 +72,11 @@ def metrics(
     ``nDCG@10``, ``AP(rel=2)``, ...) or ranx (``ndcg@10``, ``map@100``,
     ``mrr``, ...); see :mod:`polars_rankmetrics.measures` for the table and
     where the names differ from the functions' defaults (``AP@10`` divides by R).
+    The queries are the groups of the frame it runs in: join a run to its qrels
+    with :func:`~polars_rankmetrics.judged_frame` (which keeps the unretrieved
+    judged documents and picks the queries by ``evaluate()``'s rule) and pass
+    ``no_relevant='zero'`` for trec_eval's 0 where a query has no relevant row
+    (see the guide's *Query sets* page).
     Ties are broken by ``by`` for every name: ir_measures' tie order for
     ``RR@10`` (document id ascending) applies in ``evaluate()``, which knows the
     document ids. Measures with ``judged_only=True`` rank the judged rows
@@ -79,7 +92,9 @@ def metrics(
         ``P_5`` and ``P_10``); ``relstring`` gives a String field. Measures that
         tell unjudged (null) labels from judged ones (``bpref``, ``infAP``,
         ``unj_10``, custom gains, ...) sort a ``{label, raw label}`` list per
-        group, about twice the cost of the plain ranking.
+        group, about twice the cost of the plain ranking. One name is one
+        measure; ir_measures measure objects stand for their names, and a set
+        is read as pytrec_eval reads it (as in :func:`~polars_rankmetrics.evaluate`).
     by, descending, threshold, ties
         As for :func:`~polars_rankmetrics.precision_at_k`: the score and tie-breakers,
         their direction, the relevance threshold and the tie policy.
@@ -114,19 +129,19 @@ def metrics(
     │ b     ┆ 1.0      ┆ 0.5 ┆ 1.0 │
     └───────┴──────────┴─────┴─────┘
     """
-    if isinstance(measures, str) or not isinstance(measures, Sequence) or not measures:
-        msg = f"`measures` must be a non-empty list of measure names, got {measures!r}"
-        raise ValueError(msg)
+    measures = measure_names(measures)
     if len(set(measures)) != len(measures):
         msg = f"`measures` has duplicate names: {list(measures)!r}"
         raise ValueError(msg)
     check_choice(no_relevant, "no_relevant", NoRelevant)
     columns = [column for name in measures for column in parse_measures(name)]
+    weights = None if intent_weights is None else as_expr(intent_weights, "intent_weights")
+    lists = None
+    if subtopics is not None:
+        lists, weights = subtopic_columns(as_expr(subtopics, "subtopics"), weights)
     carried = {
-        SUBTOPICS: None if subtopics is None else as_expr(subtopics, "subtopics"),
-        INTENT_WEIGHTS: None
-        if intent_weights is None
-        else as_expr(intent_weights, "intent_weights"),
+        SUBTOPICS: lists,
+        INTENT_WEIGHTS: weights,
         DOC: None if docs is None else as_expr(docs, "docs"),
     }
     ranking = Ranking.build(relevance, by, descending, threshold, ties=ties, carried=carried)

@@ -9,7 +9,14 @@ from typing import Literal, TypeAlias
 import polars as pl
 
 from polars_rankmetrics._progress import progress
-from polars_rankmetrics._validate import IntoExpr, NoRelevant, check_k
+from polars_rankmetrics._validate import (
+    IntoExpr,
+    NoRelevant,
+    as_expr,
+    check_k,
+    check_label_dtype,
+    measure_names,
+)
 from polars_rankmetrics.measures import parse_measures
 from polars_rankmetrics.multi import metrics
 
@@ -128,7 +135,9 @@ def evaluate_parquet(
     everything peaks at about 8x the Arrow size of the columns it reads (query,
     relevance, score); passes of a few million rows are also faster, because
     their working set is smaller. See the README's *Performance* section for
-    measured figures.
+    measured figures. One row per query of the source, as in :func:`metrics`
+    (build the source with :func:`~polars_rankmetrics.judged_frame` to choose
+    the queries; see the guide's *Query sets* page).
 
     Parameters
     ----------
@@ -195,6 +204,7 @@ def evaluate_parquet(
     if engine not in ("auto", "in-memory", "streaming"):
         msg = f"`engine` must be one of 'auto', 'in-memory', 'streaming', got {engine!r}"
         raise ValueError(msg)
+    measures = measure_names(measures)
     if show_progress is not None and not isinstance(show_progress, bool):
         msg = f"`show_progress` must be True, False or None, got {show_progress!r}"
         raise ValueError(msg)
@@ -213,6 +223,7 @@ def evaluate_parquet(
         frame = source
     else:
         frame = pl.scan_parquet(source)  # type: ignore[arg-type]
+    check_label_dtype(frame.select(as_expr(relevance)).collect_schema().dtypes()[0], relevance)
     measured = metrics(
         relevance,
         measures,

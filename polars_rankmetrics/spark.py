@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped]
 
-from polars_rankmetrics._validate import NoRelevant, check_choice, check_k
+from polars_rankmetrics._validate import NoRelevant, check_choice, check_k, measure_names
 from polars_rankmetrics.multi import metrics as metrics_expression
 
 if TYPE_CHECKING:
@@ -205,8 +205,10 @@ def evaluate(
     ``df.group_by(query).agg(metrics(relevance, metrics, by=[score, doc]))``:
     a null or NaN score means judged but not retrieved (the row counts in R and in
     the ideal DCG, never in the ranking), a null label means unjudged, and a label
-    above ``threshold`` is relevant. See the module docstring for how the work is
-    distributed and how ties are broken.
+    above ``threshold`` is relevant. One row per query of ``sdf`` (the guide's
+    *Query sets* page: join the run to its qrels keeping the unretrieved judged
+    documents). See the module docstring for how the work is distributed and
+    how ties are broken.
 
     Parameters
     ----------
@@ -294,9 +296,7 @@ def evaluate(
     if partitions is not None:
         check_k(partitions, "partitions")
     check_choice(no_relevant, "no_relevant", NoRelevant)
-    if isinstance(metrics, str):
-        msg = f"`metrics` must be a non-empty list of measure names, got {metrics!r}"
-        raise ValueError(msg)
+    metrics = measure_names(metrics, "metrics")
     inputs = [*query_names, score, relevance, *([doc] if doc is not None else [])]
     for role, name in [("query", q) for q in query_names] + [
         ("score", score),
@@ -396,10 +396,12 @@ def summarize(
     """
     Average each measure over queries, into a one-row Spark DataFrame.
 
+    The queries averaged are the rows of ``per_query`` (the input's queries:
+    see the guide's *Query sets* page), counted in the ``n_queries`` column.
     Null values (a measure undefined for a query, see ``no_relevant`` in
     :func:`evaluate`) are skipped, as Polars' ``mean`` skips them locally; pass
     ``no_relevant='zero'`` to :func:`evaluate` to count such queries as 0, as
-    trec_eval and MLlib do.
+    trec_eval and MLlib do, so that every mean averages ``n_queries`` values.
 
     Parameters
     ----------
@@ -412,7 +414,8 @@ def summarize(
     Returns
     -------
     pyspark.sql.DataFrame
-        One row, one DoubleType column per measure.
+        One row, one DoubleType column per measure, then ``n_queries`` (the rows
+        of ``per_query``).
 
     Examples
     --------
@@ -423,11 +426,11 @@ def summarize(
     ...     "query long, score double, relevance long",
     ... )
     >>> summarize(evaluate(runs, ["map", "P_2"])).show()
-    +------------------+------------------+
-    |               map|               P_2|
-    +------------------+------------------+
-    |0.7916666666666666|0.3333333333333333|
-    +------------------+------------------+
+    +------------------+------------------+---------+
+    |               map|               P_2|n_queries|
+    +------------------+------------------+---------+
+    |0.7916666666666666|0.3333333333333333|        3|
+    +------------------+------------------+---------+
     <BLANKLINE>
     """
     _require_pyspark()
@@ -448,7 +451,8 @@ def summarize(
         for field in per_query.schema.fields
         if field.name not in query_names and isinstance(field.dataType, NumericType)
     ]
-    return per_query.agg(*(F.avg(F.col(_quoted(name))).alias(name) for name in measures))
+    means = (F.avg(F.col(_quoted(name))).alias(name) for name in measures)
+    return per_query.agg(*means, F.count(F.lit(1)).alias("n_queries"))
 
 
 def spark_unavailable() -> str | None:

@@ -266,7 +266,8 @@ def test_evaluation_repr_shows_run_counts_measures_and_aggregate() -> None:
     assert str(result) == text
     lines = text.split("\n")
     assert lines[0] == (
-        "Evaluation of run 'my-run': 2 queries evaluated; 1 in the run only (ignored); "
+        "Evaluation of run 'my-run': 2 queries evaluated (queries='run'); "
+        "1 in the run only (ignored); "
         "1 in the qrels only (missing from the run)"
     )
     assert lines[1] == "measures (4): P@2, recip_rank, num_q, num_rel_ret"

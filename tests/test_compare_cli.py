@@ -82,7 +82,16 @@ def test_compare_csv_equals_compare_on_slow_per_query_ap(
     data: dict[str, object], capsys: pytest.CaptureFixture[str]
 ) -> None:
     code = main(
-        ["compare", *_paths(data, "bm25", "dense", "hybrid"), "-m", "AP", "--format", "csv"]
+        [
+            "compare",
+            "--queries",
+            "run",
+            *_paths(data, "bm25", "dense", "hybrid"),
+            "-m",
+            "AP",
+            "--format",
+            "csv",
+        ]
     )
     captured = capsys.readouterr()
     assert code == 0
@@ -114,18 +123,47 @@ def test_compare_markdown_latex_json_and_options(
     data: dict[str, object], capsys: pytest.CaptureFixture[str]
 ) -> None:
     paths = _paths(data, "bm25", "dense", "hybrid")
-    assert main(["compare", *paths, "-m", "AP", "-m", "nDCG@10", "--baseline", "dense"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                "--queries",
+                "run",
+                *paths,
+                "-m",
+                "AP",
+                "-m",
+                "nDCG@10",
+                "--baseline",
+                "dense",
+            ]
+        )
+        == 0
+    )
     markdown = capsys.readouterr().out
     assert markdown.splitlines()[0] == "| System | AP | nDCG@10 |"
     assert "| dense (baseline) |" in markdown
     assert "(paired t-test, Holm correction, α = 0.05)" in markdown
     assert "Missing queries scored 0 (most in one metric, per system): dense: 2." in markdown
-    argv = ["compare", *paths, "-m", "P@5", "--test", "randomization", "--missing", "drop"]
+    assert "Means over 8 queries (--queries run)." in markdown
+    argv = ["compare", *paths, "-m", "P@5", "--test", "randomization"]
+    argv += ["--queries", "run", "--missing", "drop"]
     assert main([*argv, "--format", "latex", "--n-resamples", "500"]) == 0
     latex = capsys.readouterr().out
     assert latex.startswith("\\begin{table}")
     assert "Fisher's randomization test" in latex and "dropped" in latex
-    json_argv = ["compare", *paths, "-m", "RR", "--format", "json", "--test", "bootstrap"]
+    json_argv = [
+        "compare",
+        "--queries",
+        "run",
+        *paths,
+        "-m",
+        "RR",
+        "--format",
+        "json",
+        "--test",
+        "bootstrap",
+    ]
     assert main([*json_argv, "--baseline", "dense"]) == 0
     records = json.loads(capsys.readouterr().out)
     assert [record["n_queries"] for record in records] == [8, 8, 8]
@@ -143,7 +181,7 @@ def test_compare_markdown_latex_json_and_options(
 def test_compare_errors_are_one_line_and_exit_2(
     data: dict[str, object], capsys: pytest.CaptureFixture[str], extra: list[str], message: str
 ) -> None:
-    assert main(["compare", *_paths(data, "bm25", "hybrid"), *extra]) == 2
+    assert main(["compare", "--queries", "run", *_paths(data, "bm25", "hybrid"), *extra]) == 2
     err = capsys.readouterr().err
     assert err.startswith("rankmetrics: error:") and message in err
 
@@ -153,7 +191,7 @@ def test_compare_reports_a_bad_parquet_run(
 ) -> None:
     bad = tmp_path / "bad.parquet"
     pl.DataFrame({"query": ["1"], "document": ["d"], "score": [1.0]}).write_parquet(bad)
-    assert main(["compare", _paths(data)[0], str(bad), "-m", "AP"]) == 2
+    assert main(["compare", "--queries", "run", _paths(data)[0], str(bad), "-m", "AP"]) == 2
     error = capsys.readouterr().err
     assert "the run has no doc column (looked for ['doc', 'doc_id', 'docno', 'docid'])" in error
     assert "--run-columns doc=..." in error
@@ -161,7 +199,7 @@ def test_compare_reports_a_bad_parquet_run(
     pl.DataFrame({"query": ["1", "1"], "doc": ["d", "d"], "score": [1.0, 2.0]}).write_parquet(
         duplicated
     )
-    assert main(["compare", _paths(data)[0], str(duplicated), "-m", "AP"]) == 2
+    assert main(["compare", "--queries", "run", _paths(data)[0], str(duplicated), "-m", "AP"]) == 2
     assert "duplicate (query, doc) pair ('1', 'd')" in capsys.readouterr().err
 
 
@@ -173,7 +211,14 @@ def test_same_run_ids_fall_back_to_file_names(
     for name in ("first", "second"):
         runs["bm25"].with_columns(run_id=pl.lit("same")).write_parquet(tmp_path / f"{name}.parquet")
     qrels = _paths(data)[0]
-    argv = ["compare", qrels, str(tmp_path / "first.parquet"), str(tmp_path / "second.parquet")]
+    argv = [
+        "compare",
+        "--queries",
+        "run",
+        qrels,
+        str(tmp_path / "first.parquet"),
+        str(tmp_path / "second.parquet"),
+    ]
     assert main([*argv, "-m", "AP", "--format", "csv"]) == 0
     got = pl.read_csv(io.StringIO(capsys.readouterr().out))
     assert got["system"].to_list() == ["first", "second"]
@@ -189,15 +234,47 @@ def _png_size(path: Path) -> tuple[int, int]:
 def test_plot_writes_png_svg_and_html(data: dict[str, object], tmp_path: Path) -> None:
     paths = _paths(data, "bm25", "dense", "hybrid")
     png = tmp_path / "curves.png"
-    assert main(["plot", *paths, "-o", str(png)]) == 0
+    assert main(["plot", "--queries", "run", *paths, "-o", str(png)]) == 0
     width, height = _png_size(png)
     assert 600 <= width <= 2500 and 500 <= height <= 2000  # scale factor 2
     svg = tmp_path / "delta.svg"
-    assert main(["plot", *paths, "-o", str(svg), "--delta", "AP", "--baseline", "bm25"]) == 0
+    assert (
+        main(
+            [
+                "plot",
+                "--queries",
+                "run",
+                *paths,
+                "-o",
+                str(svg),
+                "--delta",
+                "AP",
+                "--baseline",
+                "bm25",
+            ]
+        )
+        == 0
+    )
     text = svg.read_text()
     assert text.startswith("<svg") and "Per-query Δ AP: dense, hybrid vs bm25" in text
     html = tmp_path / "dense.html"
-    assert main(["plot", *paths, "-o", str(html), "--per-query", "dense", "--kind", "exact"]) == 0
+    assert (
+        main(
+            [
+                "plot",
+                "--queries",
+                "run",
+                *paths,
+                "-o",
+                str(html),
+                "--per-query",
+                "dense",
+                "--kind",
+                "exact",
+            ]
+        )
+        == 0
+    )
     assert "vega" in html.read_text()
 
 
@@ -205,11 +282,28 @@ def test_plot_errors(
     data: dict[str, object], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     paths = _paths(data, "bm25", "dense")
-    assert main(["plot", *paths, "-o", str(tmp_path / "x.pdf")]) == 2
+    assert main(["plot", "--queries", "run", *paths, "-o", str(tmp_path / "x.pdf")]) == 2
     assert ".png, .svg, .html, .json" in capsys.readouterr().err
-    assert main(["plot", *paths, "-o", str(tmp_path / "x.png"), "--kind", "exact"]) == 2
+    assert (
+        main(["plot", "--queries", "run", *paths, "-o", str(tmp_path / "x.png"), "--kind", "exact"])
+        == 2
+    )
     assert "--per-query SYSTEM" in capsys.readouterr().err
-    assert main(["plot", *paths, "-o", str(tmp_path / "x.png"), "--per-query", "nope"]) == 2
+    assert (
+        main(
+            [
+                "plot",
+                "--queries",
+                "run",
+                *paths,
+                "-o",
+                str(tmp_path / "x.png"),
+                "--per-query",
+                "nope",
+            ]
+        )
+        == 2
+    )
     assert "no run is named 'nope'" in capsys.readouterr().err
 
 
@@ -256,9 +350,11 @@ def test_trec_files_give_the_same_comparison_as_parquet(
         _write_trec(run, name, path)
         run_paths.append(str(path))
     argv = ["-m", "map", "-m", "ndcg_cut_10", "--format", "csv"]
-    assert main(["compare", str(qrels_path), *run_paths, *argv]) == 0
+    assert main(["compare", "--queries", "run", str(qrels_path), *run_paths, *argv]) == 0
     from_trec = pl.read_csv(io.StringIO(capsys.readouterr().out))
-    assert main(["compare", *_paths(data, "bm25", "dense", "hybrid"), *argv]) == 0
+    assert (
+        main(["compare", "--queries", "run", *_paths(data, "bm25", "dense", "hybrid"), *argv]) == 0
+    )
     from_parquet = pl.read_csv(io.StringIO(capsys.readouterr().out))
     assert from_trec["system"].to_list() == from_parquet["system"].to_list()
     for column in ("mean", "delta", "p_value", "n_filled"):
@@ -266,5 +362,5 @@ def test_trec_files_give_the_same_comparison_as_parquet(
             from_parquet[column].to_numpy(), nan_ok=True
         )
     png = tmp_path / "trec.png"
-    assert main(["plot", str(qrels_path), *run_paths, "-o", str(png)]) == 0
+    assert main(["plot", "--queries", "run", str(qrels_path), *run_paths, "-o", str(png)]) == 0
     assert _png_size(png)[0] > 600

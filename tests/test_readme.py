@@ -1025,6 +1025,21 @@ def from_spark(block: Block, context: Context) -> None:
     assert equal_bins != pytest.approx(theirs)
 
 
+@runs("guide/query-sets.md: One example, every entry point #1")
+def query_sets_example(block: Block, context: Context) -> None:
+    """The issue-26 example: its mean under ``queries="qrels"`` is the hand-computed one."""
+    from tests.test_consistency import EXAMPLE_QRELS, EXAMPLE_RUN, QRELS_MEAN
+
+    (context.tmp_path / "qrels.txt").write_text(EXAMPLE_QRELS)
+    (context.tmp_path / "run.txt").write_text(EXAMPLE_RUN)
+    context.monkeypatch.chdir(context.tmp_path)
+    _, values = execute(block, {})
+    comment = re.search(r"# ([0-9.]+),", block.code)
+    assert comment is not None
+    assert values[-1] == pytest.approx(QRELS_MEAN)
+    assert f"{QRELS_MEAN:.4f}" == comment.group(1)
+
+
 # ---------------------------------------------------------------------------
 # The tests
 
@@ -1055,3 +1070,46 @@ def test_blocks_are_found() -> None:
     assert all(block.section != "" and not block.section.startswith("#") for block in BLOCKS)
     spark = next(block for block in BLOCKS if block.section == "Spark")
     assert spark.output is not None and spark.output.startswith("+-----+")
+
+
+# ---------------------------------------------------------------------------
+# Rank fusion (guide/fusion.md)
+
+
+def _rrf_slow(runs: dict[str, pl.DataFrame], k: int = 60) -> dict[tuple[str, str], float]:
+    """Reciprocal rank fusion by hand: each run ranked by score, descending."""
+    fused: dict[tuple[str, str], float] = {}
+    for run in runs.values():
+        for query, docs in run.group_by("query"):
+            ordered = docs.sort("score", descending=True)["doc"].to_list()
+            for rank, doc in enumerate(ordered, start=1):
+                key = (str(query[0]), doc)
+                fused[key] = fused.get(key, 0.0) + 1.0 / (k + rank)
+    return fused
+
+
+@runs("guide/fusion.md: A worked example: BM25 + dense #1")
+def fusion_worked_example(block: Block, context: Context) -> None:
+    namespace, _ = execute(block, {})
+    printed = context.capsys.readouterr().out
+    shown = [line for line in block.after.splitlines() if line.startswith("|")]
+    assert [line for line in printed.splitlines() if line.startswith("|")] == shown
+    hybrid = namespace["hybrid"]
+    expected = _rrf_slow({"bm25": namespace["bm25"], "dense": namespace["dense"]})
+    got = {(q, d): s for q, d, s in hybrid.iter_rows()}
+    assert got.keys() == expected.keys()
+    assert [got[key] for key in expected] == approx(list(expected.values()))
+
+
+@runs("guide/fusion.md: Normalisations #1")
+def fusion_expressions(block: Block, context: Context) -> None:
+    rng = np.random.default_rng(5)
+    bm25 = pl.DataFrame({"query": "q1", "doc": [f"d{i}" for i in range(8)], "score": rng.random(8)})
+    dense = pl.DataFrame(
+        {"query": "q1", "doc": [f"d{i}" for i in range(3, 12)], "score": rng.random(9)}
+    )
+    namespace, _ = execute(block, {"pl": pl, "rm": rm, "bm25": bm25, "dense": dense})
+    got = {(q, d): s for q, d, s in namespace["rrf"].iter_rows()}
+    expected = _rrf_slow({"bm25": bm25, "dense": dense})
+    assert got.keys() == expected.keys()
+    assert [got[key] for key in expected] == approx(list(expected.values()))

@@ -221,7 +221,7 @@ def test_output_schema_keeps_query_type_and_names(spark: Any) -> None:
     assert rows == {7: (0.5, (1 + 2 / 3) / 2, 1.0), 8: (0.0, None, None)}
     # A name with a dot is a column, not a struct field, for summarize too.
     summary = rm.spark.summarize(per_query, query="qid").collect()[0].asDict()
-    assert summary == {"P_2": 0.25, "map": (1 + 2 / 3) / 2, iprec: 1.0}
+    assert summary == {"P_2": 0.25, "map": (1 + 2 / 3) / 2, iprec: 1.0, "n_queries": 2}
 
 
 @pytest.mark.parametrize("large", ["true", "false"])
@@ -246,6 +246,7 @@ def test_summarize_is_the_local_mean(spark: Any) -> None:
         actual = rm.spark.summarize(per_query).collect()[0].asDict()
         local = local_per_query(frame, MEASURES, by=["score", "doc"], no_relevant=no_relevant)
         expected = local.select(pl.exclude("query").mean()).row(0, named=True)
+        assert actual.pop("n_queries") == local.height
         assert actual == pytest.approx(expected, rel=1e-12)
     # Queries without a relevant row are skipped under "null" and count as 0 under "zero".
     assert local["map"].null_count() == 0
@@ -304,8 +305,8 @@ def test_partition_function_cuts_only_between_queries(
     ("kwargs", "message"),
     [
         ({"metrics": ["nope"]}, "unknown measure 'nope'"),
-        ({"metrics": "map"}, "`metrics` must be a non-empty list"),
-        ({"metrics": []}, "`measures` must be a non-empty list"),
+        ({"metrics": None}, "`metrics` must be a measure name or a non-empty list"),
+        ({"metrics": []}, "`metrics` must name at least one measure"),
         ({"metrics": ["map", "map"]}, "duplicate"),
         ({"query": "topic"}, "`query` column 'topic' is not in the DataFrame"),
         ({"score": "sim"}, "`score` column 'sim'"),
@@ -374,7 +375,7 @@ def test_relstring_is_a_string_column(spark: Any) -> None:
     per_query = rm.spark.evaluate(sdf, ["relstring.3", "map"], doc="doc")
     assert dict(per_query.dtypes)["relstring_3"] == "string"
     assert sorted(per_query.select("query", "relstring_3").collect()) == [("q", "102"), ("r", "0")]
-    assert rm.spark.summarize(per_query).columns == ["map"]
+    assert rm.spark.summarize(per_query).columns == ["map", "n_queries"]
 
 
 def test_summarize_missing_query(spark: Any) -> None:

@@ -2,7 +2,7 @@
 
 The Python API and ``rankmetrics trec-eval`` share one evaluation: the same
 values, bit for bit. Where trec_eval stops (a qrels query missing from the
-run), ``evaluate()`` counts instead, and ``on_missing='error'`` stops; the
+run), ``evaluate()`` counts instead, and ``queries='trec_eval'`` stops; the
 flags ``-c``, ``-M``, ``-l``, ``-J`` and ``-N`` are options.
 """
 
@@ -99,7 +99,7 @@ def test_a_missing_query_is_counted_or_refused() -> None:
     counted = rm.evaluate(QRELS, RUN, "map")
     assert (counted.n_queries, counted.missing_queries, counted.ignored_queries) == (2, 1, 1)
     with pytest.raises(ValueError, match="query '3' of the qrels is not in the run"):
-        rm.evaluate(QRELS, RUN, "map", on_missing="error")
+        rm.evaluate(QRELS, RUN, "map", queries="trec_eval")
     scored = rm.evaluate(QRELS, RUN, ["map", "utility.1,-1,0,0", "relstring.2"], complete=True)
     missing = scored.per_query.filter(pl.col("query") == "3").row(0, named=True)
     # trec_eval -c: the placeholder document is one retrieved non-relevant row.

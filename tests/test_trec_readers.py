@@ -147,8 +147,8 @@ def test_bad_parameters() -> None:
         rm.evaluate(QRELS, RUN, "map", relevance_level=-1)
     with pytest.raises(ValueError, match="max_per_query"):
         rm.evaluate(QRELS, RUN, "map", max_per_query=-1)
-    with pytest.raises(ValueError, match="on_missing"):
-        rm.evaluate(QRELS, RUN, "map", on_missing="exit")
+    with pytest.raises(ValueError, match="`queries` must be one of 'trec_eval', 'run'"):
+        rm.evaluate(QRELS, RUN, "map", queries="exit")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown measure 'mapp'"):
         rm.evaluate(QRELS, RUN, "mapp")
     with pytest.raises(ValueError, match="cutoffs must be positive"):

@@ -93,7 +93,12 @@ def test_measures_are_checked() -> None:
     with pytest.raises(ValueError, match="duplicate"):
         rm.metrics("relevance", ["AP", "AP"], by="score")
     with pytest.raises(ValueError, match="non-empty list"):
-        rm.metrics("relevance", "AP", by="score")
+        rm.metrics("relevance", None, by="score")  # type: ignore[arg-type]
+    # One name is one measure, as in evaluate() (not its characters).
+    one = pl.DataFrame({"relevance": [0, 1], "score": [2.0, 1.0]}).select(
+        rm.metrics("relevance", "AP", by="score")  # type: ignore[arg-type]
+    )
+    assert one.unnest("relevance").to_dicts() == [{"AP": 0.5}]
 
 
 def test_non_numeric_columns_fail_at_collect_naming_the_column() -> None:

@@ -74,6 +74,17 @@ def add_common(parser: argparse.ArgumentParser) -> None:
         "--baseline", help="the system the others are compared with (default: the first run)"
     )
     parser.add_argument(
+        "--queries",
+        choices=["trec_eval", "run", "qrels", "relevant"],
+        default="trec_eval",
+        help=(
+            "the queries averaged, as rankmetrics trec-eval --queries: trec_eval (the qrels' "
+            "queries; a run missing one is an error, as in trec_eval 10), qrels (a missing "
+            "query scores 0, trec_eval -c), relevant (the qrels' queries with a relevant "
+            "document, missing ones 0), run (each run's judged queries; see --missing)"
+        ),
+    )
+    parser.add_argument(
         "-q",
         "--quiet",
         action="store_true",
@@ -83,7 +94,7 @@ def add_common(parser: argparse.ArgumentParser) -> None:
         "--missing",
         choices=["zero", "drop"],
         default="zero",
-        help="a query a run lacks scores 0, or is dropped for every run",
+        help="with --queries run: a query a run lacks scores 0, or is dropped for every run",
     )
 
 

@@ -10,10 +10,14 @@ Each run is evaluated by :func:`polars_rankmetrics.evaluate`. A system is named
 by its run id (the single ``run_id`` of the file), or else by its file name.
 
 Documents are ranked the way trec_eval ranks them: by score descending, ties
-broken by document id descending. The query set of a comparison is the qrels'
-queries that have a relevant document; a run that misses one of them scores 0
-on it (``--missing zero``, like ``trec_eval -c``) or the query is dropped for
-every system (``--missing drop``), and the report counts them.
+broken by document id descending. The query set of a comparison is that of
+``rankmetrics trec-eval`` (``--queries``, the same switch): by default every
+query of the qrels, which each run must have (trec_eval 10 stops at a missing
+one); ``--queries qrels`` scores a missing query 0 (``trec_eval -c``),
+``--queries relevant`` keeps the qrels' queries with a relevant document
+(missing ones 0), and ``--queries run`` evaluates each run on its own judged
+queries, a query one run lacks then scoring 0 (``--missing zero``) or being
+dropped for every system (``--missing drop``); the report counts them.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from polars_rankmetrics.comparisons.pairs_cli import (
     check_baseline_test,
 )
 from polars_rankmetrics.evaluation import evaluate, inputs
+from polars_rankmetrics.evaluation.query_sets import QuerySet, missing_message, restrict_qrels
 
 _CHART_FORMATS = (".png", ".svg", ".html", ".json")
 
@@ -133,10 +138,19 @@ def evaluate_run(
     qrels: pl.DataFrame,
     measures: Sequence[str],
     columns: dict[str, str] | None = None,
-) -> tuple[str, pl.DataFrame]:
-    """Evaluate one run: its system name and one row per query, one column per measure."""
+    queries: QuerySet = "trec_eval",
+) -> tuple[str, pl.DataFrame, int]:
+    """Evaluate one run: its system name, one row per query and measure, and the queries it lacks.
+
+    The count is of the evaluated queries that the run lacks (scored as
+    trec_eval's ``-c`` scores them, under ``--queries qrels`` or ``relevant``).
+    """
     name, run = read_run(path, columns)
-    return name, evaluate(qrels, run, list(measures)).per_query
+    _, missing = restrict_qrels(qrels, run.get_column("query").unique(), queries, 1)
+    if missing and queries == "trec_eval":
+        raise CommandError(f"{path}: {missing_message(missing, '--queries qrels')}")
+    per_query = evaluate(qrels, run, list(measures), queries=queries).per_query
+    return name, per_query, len(missing)
 
 
 def system_names(names: Sequence[str], paths: Sequence[Path]) -> list[str]:
@@ -158,6 +172,7 @@ def evaluate_runs(
     run_paths: Sequence[Path],
     measures: Sequence[str],
     columns: dict[str, str] | None = None,
+    queries: QuerySet = "trec_eval",
     *,
     show: bool | None = None,
 ) -> pl.DataFrame:
@@ -166,24 +181,47 @@ def evaluate_runs(
     A bar of the runs read and evaluated is drawn on a terminal (``show``: see
     :func:`polars_rankmetrics._progress.progress`).
     """
+    return evaluate_runs_counted(qrels, run_paths, measures, columns, queries, show=show)[0]
+
+
+def evaluate_runs_counted(
+    qrels: pl.DataFrame,
+    run_paths: Sequence[Path],
+    measures: Sequence[str],
+    columns: dict[str, str] | None = None,
+    queries: QuerySet = "trec_eval",
+    *,
+    show: bool | None = None,
+) -> tuple[pl.DataFrame, dict[str, int]]:
+    """:func:`evaluate_runs`, and the number of evaluated queries each system lacks.
+
+    The count is that of :func:`evaluate_run`: the queries a run misses that
+    ``--queries qrels`` or ``relevant`` scores as trec_eval's ``-c`` does.
+    """
     evaluated = []
     with progress("Evaluating runs", len(run_paths), show=show) as bar:
         for path in run_paths:
-            evaluated.append(evaluate_run(path, qrels, measures, columns))
+            evaluated.append(evaluate_run(path, qrels, measures, columns, queries))
             bar.advance()
-    names = system_names([name for name, _ in evaluated], run_paths)
-    return pl.concat(
+    names = system_names([name for name, _, _ in evaluated], run_paths)
+    frame = pl.concat(
         [
             per_query.select(pl.lit(name).alias("system"), pl.all())
-            for name, (_, per_query) in zip(names, evaluated, strict=True)
+            for name, (_, per_query, _) in zip(names, evaluated, strict=True)
         ],
         how="diagonal_relaxed",
     )
+    lacking = {name: count for name, (_, _, count) in zip(names, evaluated, strict=True)}
+    return frame, lacking
 
 
-def query_set(qrels: pl.DataFrame) -> pl.Series:
-    """Return the queries of a comparison: those with at least one relevant document."""
-    return qrels.filter(pl.col("relevance") > 0)["query"].unique(maintain_order=True)
+def query_set(qrels: pl.DataFrame, queries: QuerySet = "relevant") -> pl.Series | None:
+    """The queries of a comparison under a ``--queries`` rule; None: each run's own (``run``)."""
+    if queries == "run":
+        return None
+    if queries == "relevant":
+        qrels = qrels.filter(pl.col("relevance") > 0)
+    return qrels["query"].unique(maintain_order=True)
 
 
 @dataclass(frozen=True)
@@ -199,7 +237,7 @@ class Layout:
 
 def compare_report(
     per_query: pl.DataFrame,
-    queries: pl.Series,
+    queries: pl.Series | None,
     *,
     baseline: str | None,
     test: str,
@@ -209,6 +247,8 @@ def compare_report(
     seed: int,
     missing: str,
     layout: Layout,
+    rule: QuerySet | None = None,
+    lacking: dict[str, int] | None = None,
     show: bool | None = None,
 ) -> tuple[str, pl.DataFrame]:
     """Compare evaluated systems and render the result; the baseline defaults to the first.
@@ -256,6 +296,8 @@ def compare_report(
             p_values=layout.p_values,
             intervals=layout.intervals,
         )
+        if rule is not None:
+            text += "\n" + _query_note(comparison, rule, lacking or {})
         if plain:  # the whole table in ASCII: '-' for a missing mean, 'alpha'
             text = text.replace("–", "-").replace("α", "alpha")
     elif layout.output_format == "latex":
@@ -273,6 +315,17 @@ def compare_report(
     else:
         text = comparison.write_json()
     return text, comparison
+
+
+def _query_note(comparison: pl.DataFrame, rule: QuerySet, lacking: dict[str, int]) -> str:
+    """How many queries each mean averages, the rule that chose them, and what runs lacked."""
+    counts = comparison.get_column("n_queries").unique().sort().to_list()
+    shown = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    note = f"Means over {shown} queries (--queries {rule})."
+    listing = ", ".join(f"{name}: {count}" for name, count in lacking.items() if count)
+    if listing and rule != "run":
+        note += f" Queries missing from a run, scored as trec_eval -c scores them: {listing}."
+    return note
 
 
 def _paths(args: argparse.Namespace) -> tuple[Path, list[Path]]:
@@ -307,13 +360,17 @@ def run_compare(args: argparse.Namespace) -> int:
         qrels_columns, run_columns = _columns(args)
         qrels = read_qrels(qrels_path, qrels_columns)
         show = False if args.quiet else None
-        per_query = evaluate_runs(qrels, run_paths, args.measures, run_columns, show=show)
+        per_query, lacking = evaluate_runs_counted(
+            qrels, run_paths, args.measures, run_columns, args.queries, show=show
+        )
         if args.all_pairs:
-            report, comparison = all_pairs_report(per_query, query_set(qrels), args, layout)
+            report, comparison = all_pairs_report(
+                per_query, query_set(qrels, args.queries), args, layout
+            )
         else:
             report, comparison = compare_report(
                 per_query,
-                query_set(qrels),
+                query_set(qrels, args.queries),
                 baseline=args.baseline,
                 test=check_baseline_test(args.test),
                 correction=check_baseline_correction(args.correction, layout.output_format),
@@ -322,6 +379,8 @@ def run_compare(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 missing=args.missing,
                 layout=layout,
+                rule=args.queries,
+                lacking=lacking,
                 show=show,
             )
         warn_if_few_queries(comparison)
@@ -366,14 +425,19 @@ def build_chart(args: argparse.Namespace, qrels: pl.DataFrame, run_paths: list[P
     run_columns = _columns(args)[1]
     if args.delta is not None:
         per_query = evaluate_runs(
-            qrels, run_paths, [args.delta], run_columns, show=False if args.quiet else None
+            qrels,
+            run_paths,
+            [args.delta],
+            run_columns,
+            args.queries,
+            show=False if args.quiet else None,
         )
         measure_columns = [name for name in per_query.columns if name not in ("system", "query")]
         return query_delta_chart(
             per_query,
             metric=args.delta if args.delta in measure_columns else measure_columns[0],
             baseline=args.baseline or per_query["system"][0],
-            queries=query_set(qrels),
+            queries=query_set(qrels, args.queries),
             missing=args.missing,
             title=args.title,
         )

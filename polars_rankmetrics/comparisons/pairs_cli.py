@@ -56,7 +56,7 @@ def check_baseline_correction(correction: str | None, output_format: str) -> str
 
 
 def all_pairs_report(
-    per_query: pl.DataFrame, queries: pl.Series, args: argparse.Namespace, layout: Any
+    per_query: pl.DataFrame, queries: pl.Series | None, args: argparse.Namespace, layout: Any
 ) -> tuple[str, pl.DataFrame]:
     """Compare every pair of the evaluated systems and render the table in ``layout``'s format."""
     from polars_rankmetrics.comparisons.pairs import compare_pairs

@@ -43,6 +43,8 @@ INTENT_WEIGHTS = "_rankmetrics_intent_weights"
 """The field of the intent probabilities of the row's subtopics: a parallel list."""
 DOC = "_rankmetrics_doc"
 """The field of the document id (for tie-breaks that name documents, as ndeval's)."""
+JUDGEMENT_ORDER = "_rankmetrics_judgement_order"
+"""The field of a judged row's position in the qrels (ir_measures' Compat orders ties so)."""
 
 FIELDS: dict[str, str] = {
     SCORE: "scores: pass `by`",
@@ -50,6 +52,7 @@ FIELDS: dict[str, str] = {
     SUBTOPICS: "subtopic judgements: pass `subtopics`",
     INTENT_WEIGHTS: "intent probabilities: pass `intent_weights`",
     DOC: "document ids: pass `docs`",
+    JUDGEMENT_ORDER: "the qrels order of the judged rows: pass `judgement_order`",
 }
 """Every field a statistic may read, and where a ranking gets it (for messages).
 

@@ -38,6 +38,8 @@ class _Shown(Protocol):
     @property
     def n_queries(self) -> int: ...
     @property
+    def query_set(self) -> str: ...
+    @property
     def ignored_queries(self) -> int: ...
     @property
     def missing_queries(self) -> int: ...
@@ -56,7 +58,8 @@ def _value_text(value: Any, integer: bool) -> str:
 
 
 def _counts(result: _Shown) -> str:
-    parts = [f"{result.n_queries} {'query' if result.n_queries == 1 else 'queries'} evaluated"]
+    noun = "query" if result.n_queries == 1 else "queries"
+    parts = [f"{result.n_queries} {noun} evaluated (queries={result.query_set!r})"]
     if result.ignored_queries:
         parts.append(f"{result.ignored_queries} in the run only (ignored)")
     if result.missing_queries:

@@ -12,13 +12,31 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any, TypeAlias
 
 import polars as pl
 
-from polars_rankmetrics._validate import TieBreak, check_choice, check_k, is_integral
+from polars_rankmetrics._validate import (
+    TieBreak,
+    check_choice,
+    check_k,
+    is_bool,
+    is_integral,
+    measure_names,
+)
 from polars_rankmetrics.evaluation.inputs import check_not_swapped, read_qrels, read_run
-from polars_rankmetrics.evaluation.subtopics import judged_subtopics, reads_subtopics
+from polars_rankmetrics.evaluation.query_sets import (
+    SCORES_MISSING,
+    QuerySet,
+    check_query_set,
+    missing_message,
+    restrict_qrels,
+)
+from polars_rankmetrics.evaluation.subtopics import (
+    judged_subtopics,
+    reads_subtopics,
+    subtopic_levels,
+)
 from polars_rankmetrics.evaluation.topics import (
     HAS_RELEVANT,
     IN_QRELS,
@@ -35,9 +53,6 @@ Source: TypeAlias = str | Path | pl.LazyFrame | pl.DataFrame | Any
 """A run or qrels: a path (TREC file, ``.gz``, ``-``, parquet), a polars, pandas
 or pyarrow table, a nested dict, a ranx object, or ir_datasets records; see
 :mod:`polars_rankmetrics.evaluation.inputs`."""
-
-OnMissing: TypeAlias = Literal["ignore", "error"]
-"""What :func:`evaluate` does with a qrels query missing from the run (without ``complete``)."""
 
 
 @dataclass(frozen=True)
@@ -64,8 +79,9 @@ class Evaluation:
     ignored_queries
         Queries in the run but not in the qrels: ignored, as trec_eval does.
     missing_queries
-        Queries in the qrels but not in the run: ignored by default, scored as
-        trec_eval's ``-c`` scores them with ``complete=True``.
+        Queries in the qrels but not in the run: left out under
+        ``queries='run'`` (default), scored as trec_eval's ``-c`` scores them
+        under ``'qrels'`` and ``'relevant'``.
     no_relevant_queries
         Evaluated queries without a relevant document (their AP, recall, ...
         are 0).
@@ -79,6 +95,8 @@ class Evaluation:
     ignored_queries: int
     missing_queries: int
     no_relevant_queries: int
+    query_set: QuerySet = "run"
+    """The rule that chose the evaluated queries (:data:`.query_sets.QuerySet`)."""
 
     def __repr__(self) -> str:
         """The run id, the query counts, the measures and the aggregate values."""
@@ -112,7 +130,6 @@ def _check_options(
     relevance_level: object,
     max_per_query: object,
     tie_break: object,
-    on_missing: object,
     collection_size: object,
 ) -> None:
     if not is_integral(relevance_level) or relevance_level < 0:  # type: ignore[operator]
@@ -124,10 +141,32 @@ def _check_options(
     if max_per_query is not None and max_per_query != 0:
         check_k(max_per_query, "max_per_query")
     check_choice(tie_break, "tie_break", TieBreak)
-    check_choice(on_missing, "on_missing", OnMissing)
     if not is_integral(collection_size):
         msg = f"`collection_size` must be an int, got {collection_size!r}"
         raise ValueError(msg)
+
+
+def _query_set(queries: object, complete: object) -> QuerySet:
+    """The query-set rule of ``queries`` and trec_eval's ``complete`` flag (``-c``)."""
+    rule = check_query_set(queries)
+    if not is_bool(complete):
+        msg = f"`complete` must be True or False, got {complete!r}"
+        raise ValueError(msg)
+    if complete and rule not in SCORES_MISSING:
+        if rule != "run":
+            msg = f"`complete=True` is queries='qrels'; it contradicts queries={rule!r}"
+            raise ValueError(msg)
+        return "qrels"
+    return rule
+
+
+def _by_level(columns: Sequence[Column], levels: Mapping[str, int]) -> dict[int, list[Column]]:
+    """The columns of :func:`.subtopic_levels`, grouped by their level."""
+    grouped: dict[int, list[Column]] = {}
+    for column in columns:
+        if column.name in levels:
+            grouped.setdefault(levels[column.name], []).append(column)
+    return grouped
 
 
 def _placeholders(run: pl.DataFrame, missing: Sequence[str]) -> pl.DataFrame:
@@ -174,13 +213,13 @@ def evaluate(
     run: Source,
     measures: str | Sequence[str],
     *,
+    queries: QuerySet = "run",
     complete: bool = False,
     max_per_query: int | None = None,
     relevance_level: int = 1,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     tie_break: TieBreak = "tool",
-    on_missing: OnMissing = "ignore",
     judged_only: bool = False,
     collection_size: int = 0,
 ) -> Evaluation:
@@ -196,20 +235,27 @@ def evaluate(
     comparison) for trec_eval's names and almost every other, so all of them
     are computed from one sort per query.
 
-    Which queries count (trec_eval's rules):
+    Which queries count (``queries``, the same switch as the command line's
+    ``--queries``; the guide's *Query sets* page compares every entry point):
 
-    - by default, the queries in both the run and the qrels;
-    - with ``complete=True`` (trec_eval ``-c``), every qrels query: one missing
-      from the run is scored as trec_eval scores it, against a ranking of one
-      unjudged placeholder document (so 0 almost everywhere; ``num_ret``,
-      ``utility``, ``relstring``, ``unj`` and ``rbp_resid`` are then reset
-      to 0 or empty, as trec_eval resets them);
-    - queries in the run but not in the qrels are ignored.
+    - ``'run'`` (default): the queries of the run that the qrels judge; a
+      qrels query missing from the run is left out (trec_eval 9, pytrec_eval);
+    - ``'trec_eval'``: the same queries, but a qrels query missing from the
+      run is a ``ValueError``, as trec_eval 10 (and ``rankmetrics trec-eval``)
+      stops at it;
+    - ``'qrels'`` (or ``complete=True``, trec_eval ``-c``): every qrels query;
+      one missing from the run is scored as trec_eval scores it, against a
+      ranking of one unjudged placeholder document (so 0 almost everywhere;
+      ``num_ret``, ``utility``, ``relstring``, ``unj`` and ``rbp_resid`` are
+      then reset to 0 or empty, as trec_eval resets them);
+    - ``'relevant'``: the qrels queries with a document relevant at
+      ``relevance_level``, a missing one scored as under ``'qrels'``;
+    - queries in the run but not in the qrels are never evaluated.
 
-    What is ignored is reported on the result (``ignored_queries``,
-    ``missing_queries``), never dropped silently. trec_eval itself stops with
-    an error at a qrels query missing from the run (without ``-c``):
-    ``on_missing='error'`` does the same. The numbers are trec_eval's doubles,
+    A query without a relevant document is evaluated (AP, nDCG, ... 0) under
+    every rule but ``'relevant'``. What is left out is reported on the result
+    (``n_queries``, ``ignored_queries``, ``missing_queries``,
+    ``query_set``), never dropped silently. The numbers are trec_eval's doubles,
     bit for bit (each query's terms added in rank order; the summary adds the
     queries in query order, then divides).
 
@@ -241,9 +287,15 @@ def evaluate(
         ``ERR-IA@20``, ``strec@10``, ...) read the qrels as TREC diversity
         qrels, ``topic subtopic docno relevance`` (the subtopic: a file's
         second field, a table's ``subtopic`` or ``iteration`` column); every
-        other measure then reads a document's largest judgement.
+        other measure then reads a document's largest judgement. One name or
+        a list of names; an ir_measures measure object
+        (``ir_measures.nDCG@10``) stands for its name; a set is read as
+        pytrec_eval reads its measure set (``{"ndcg_cut", "ndcg_cut.1,4"}``
+        is ``ndcg_cut_1`` and ``ndcg_cut_4`` only).
+    queries : {'run', 'trec_eval', 'qrels', 'relevant'}
+        Which queries are evaluated and averaged (see above).
     complete
-        Average over every qrels query (trec_eval ``-c``).
+        trec_eval's ``-c``: the same as ``queries='qrels'``.
     max_per_query
         Keep only the first this many documents of each query (trec_eval ``-M``;
         0 keeps none).
@@ -266,10 +318,6 @@ def evaluate(
         and ndeval (pyndeval's order) and ``Compat``; the run's order for the
         C/W/L names (``INST``, ``INST-T=1.0``, ...). Otherwise that order for
         every measure.
-    on_missing : {'ignore', 'error'}
-        A qrels query missing from the run (without ``complete``): ignored and
-        counted in ``missing_queries`` (default), or a ``ValueError`` naming it,
-        as trec_eval stops.
     judged_only
         Drop the unjudged documents (not in the qrels, or with a negative label)
         of each query after ``max_per_query`` (trec_eval ``-J``).
@@ -321,11 +369,9 @@ def evaluate(
     >>> result.ignored_queries  # q3 has no judgements
     1
     """
-    names = [measures] if isinstance(measures, str) else list(measures)
-    if not names:
-        msg = "`measures` must name at least one measure"
-        raise ValueError(msg)
-    _check_options(relevance_level, max_per_query, tie_break, on_missing, collection_size)
+    names = measure_names(measures)
+    _check_options(relevance_level, max_per_query, tie_break, collection_size)
+    query_set = _query_set(queries, complete)
     parsed = tuple(
         _with_collection_size(
             [column for name in names for column in parse_measures(name)], int(collection_size)
@@ -335,38 +381,48 @@ def evaluate(
     qrels_frame = read_qrels(qrels, qrels_columns, subtopics=diversity)
     run_frame = read_run(run, run_columns)
     check_not_swapped(qrels_frame, run_frame)
+    judgements = qrels_frame  # one row per (query, subtopic, document) for diversity
     if diversity:
         qrels_frame = judged_subtopics(qrels_frame, int(relevance_level))
     # A NaN score is not retrieved, as in the metric functions: null before -M cuts.
     run_frame = run_frame.with_columns(pl.col("score").cast(pl.Float64).fill_nan(None))
     if any((tie_break == "tool" and c.order == "input") for c in parsed) or tie_break == "input":
         run_frame = run_frame.with_row_index(ROW)
-    _check_unique(run_frame, "run")
     _check_unique(qrels_frame, "qrels")
     run_id = ""
     if "run_id" in run_frame.columns:
         last = run_frame.get_column("run_id")[-1]
         run_id = "" if last is None else str(last)
 
+    run_queries = run_frame.get_column("query").unique()
+    judged = qrels_frame.get_column("query").unique()
+    ignored = run_queries.is_in(judged.implode()).not_().sum()
+    unretrieved = judged.is_in(run_queries.implode()).not_().sum()
+    qrels_frame, missing = restrict_qrels(qrels_frame, run_queries, query_set, int(relevance_level))
+    if missing and query_set == "trec_eval":
+        raise ValueError(missing_message(missing, "queries='qrels'"))
+    scores_missing = query_set in SCORES_MISSING
     topics = qrels_frame.get_column("query").unique()
-    missing = topics.filter(~topics.is_in(run_frame.get_column("query").implode())).sort()
-    ignored = run_frame.get_column("query").unique().is_in(topics.implode()).not_().sum()
-    if missing.len() and not complete and on_missing == "error":
-        msg = (
-            f"query {missing[0]!r} of the qrels is not in the run ({missing.len()} such "
-            "queries): trec_eval stops there with status 4; pass complete=True to score "
-            "them, or on_missing='ignore'"
-        )
-        raise ValueError(msg)
     ranked = run_frame.drop("run_id", strict=False).filter(pl.col("query").is_in(topics.implode()))
-    if complete:
-        ranked = _placeholders(ranked, missing.to_list())
+    # Only the judged topics: trec_eval never looks at the others (nor does the CLI).
+    _check_unique(ranked, "run")
+    if scores_missing:
+        ranked = _placeholders(ranked, missing)
     ranked = truncate(ranked, max_per_query)
     if judged_only:
         ranked = judged_only_run(ranked, qrels_frame)
-    frame = topic_values(qrels_frame, ranked, parsed, int(relevance_level), tie_break)
-    scored = pl.col("query").is_in(missing.implode()).not_()
-    evaluated = frame.filter(pl.col(IN_QRELS) & (scored | complete))
+    levels = subtopic_levels(parsed, int(relevance_level))
+    main = [column for column in parsed if column.name not in levels]
+    frame = topic_values(qrels_frame, ranked, main, int(relevance_level), tie_break)
+    for level, columns in _by_level(parsed, levels).items():
+        # ir_measures' rel= of a diversity name: subtopic lists at its own level.
+        rows = judgements.filter(pl.col("query").is_in(topics.implode()))
+        own = topic_values(
+            judged_subtopics(rows, level), ranked, columns, int(relevance_level), tie_break
+        )
+        frame = frame.join(own.select("query", *(c.name for c in columns)), on="query", how="left")
+    scored = pl.col("query").is_in(pl.Series(missing, dtype=pl.String).implode()).not_()
+    evaluated = frame.filter(pl.col(IN_QRELS) & (scored | scores_missing))
     values = evaluated.with_columns(scored.alias(IN_RUN)).with_columns(_reset(parsed))
     if values.height == 0:
         msg = (
@@ -387,6 +443,7 @@ def evaluate(
         measures=parsed,
         n_queries=values.height,
         ignored_queries=int(ignored),
-        missing_queries=missing.len(),
+        missing_queries=int(unretrieved),
         no_relevant_queries=int((~values.get_column(HAS_RELEVANT)).sum()),
+        query_set=query_set,
     )

@@ -154,8 +154,24 @@ def _read_path(source: str | Path, side: Side) -> pl.LazyFrame:
 # ------------------------------------------------------ Python structures
 
 
+def _keys(name: str, keys: list[Any], side: Side) -> pl.Series:
+    """A dict's query or document keys as strings: ints and strings may mix (``1`` is ``'1'``)."""
+    try:
+        return pl.Series(name, keys).cast(pl.String)
+    except (TypeError, pl.exceptions.PolarsError):
+        odd = next((key for key in keys if not isinstance(key, str | int)), None)
+        if odd is not None or any(isinstance(key, bool) for key in keys):
+            example = odd if odd is not None else next(k for k in keys if isinstance(k, bool))
+            msg = (
+                f"`{side}` as a dict must have str or int {name} keys, got {example!r} "
+                f"({type(example).__name__})"
+            )
+            raise ValueError(msg) from None
+        return pl.Series(name, [str(key) for key in keys], dtype=pl.String)
+
+
 def _from_nested(nested: Mapping[Any, Any], side: Side) -> pl.LazyFrame:
-    """pytrec_eval's and ranx's ``{query: {doc: value}}``."""
+    """pytrec_eval's and ranx's ``{query: {doc: value}}``; int keys are read as strings."""
     queries: list[Any] = []
     docs: list[Any] = []
     values: list[Any] = []
@@ -176,9 +192,7 @@ def _from_nested(nested: Mapping[Any, Any], side: Side) -> pl.LazyFrame:
         value = pl.Series(_VALUE[side], values)
     except (TypeError, pl.exceptions.PolarsError):
         value = pl.Series(_VALUE[side], [], dtype=pl.String)  # refused below, naming the values
-    frame = pl.DataFrame(
-        [pl.Series("query", queries).cast(pl.String), pl.Series("doc", docs).cast(pl.String), value]
-    )
+    frame = pl.DataFrame([_keys("query", queries, side), _keys("doc", docs, side), value])
     if not value.dtype.is_numeric() and value.dtype != pl.Boolean:
         example = next((v for v in values if not isinstance(v, int | float)), values[:1])
         msg = f"`{side}` as a dict must hold numbers ({_VALUE[side]}s), got {example!r}"

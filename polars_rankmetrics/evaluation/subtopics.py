@@ -11,12 +11,16 @@ itself when a diversity measure is asked for.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 import polars as pl
 
 from polars_rankmetrics._validate import is_integral
 from polars_rankmetrics.engine import Bound, Threshold
 from polars_rankmetrics.engine.ranked import DOC, FIELDS, SUBTOPICS
 from polars_rankmetrics.engine.staged import probe
+from polars_rankmetrics.measures import Column
 
 
 def subtopic_lists(
@@ -106,6 +110,26 @@ def judged_subtopics(qrels: pl.DataFrame, relevance_level: int) -> pl.DataFrame:
         )
         raise ValueError(msg)
     return subtopic_lists(qrels, relevance_level=relevance_level, subtopic="subtopic")
+
+
+def subtopic_levels(columns: Sequence[Column], default: int) -> dict[str, int]:
+    """The diversity columns whose subtopic lists need a level other than ``default``.
+
+    An ir_measures diversity name with ``rel=`` (``ERR_IA(rel=2)@10``) is
+    pyndeval's relevance level for that measure alone: a subtopic judgement at
+    or above it is relevant. Maps each such column's name to its level.
+    """
+    levels = {}
+    for column in columns:
+        threshold = column.threshold
+        if threshold is None or not reads_subtopics([column.bind("zero")]):
+            continue
+        level = (
+            math.ceil(threshold.value) if threshold.inclusive else math.floor(threshold.value) + 1
+        )
+        if level != default:
+            levels[column.name] = level
+    return levels
 
 
 def subtopic_fields(qrels: pl.DataFrame) -> dict[str, pl.Expr]:

@@ -16,6 +16,7 @@ import polars as pl
 
 from polars_rankmetrics._validate import DocOrder, TieBreak
 from polars_rankmetrics.engine import Ranking, Threshold
+from polars_rankmetrics.engine.ranked import JUDGEMENT_ORDER
 from polars_rankmetrics.evaluation.subtopics import subtopic_fields
 from polars_rankmetrics.measures import Column
 from polars_rankmetrics.multi import columns_struct
@@ -23,6 +24,8 @@ from polars_rankmetrics.multi import columns_struct
 IN_RUN = "_rankmetrics_in_run"
 IN_QRELS = "_rankmetrics_in_qrels"
 HAS_RELEVANT = "_rankmetrics_has_relevant"
+QRELS_ROW = "_rankmetrics_qrels_row"
+"""The qrels' row index: the order ir_measures' Compat gives tied relevant documents."""
 ROW = "_rankmetrics_row"
 """A run's row index, for measures whose tool breaks tied scores in the run's order."""
 _MEASURES = "_rankmetrics_measures"
@@ -85,7 +88,9 @@ def _ranked_values(
         order = tie_break if tie_break != "tool" else column.order or "doc_descending"
         return column.judged_only, order
 
-    carried = subtopic_fields(qrels)
+    # The qrels order of each judged row, for ir_measures' Compat (its ideal
+    # orders tied documents so); sorted into the lists only when read.
+    carried = {**subtopic_fields(qrels), JUDGEMENT_ORDER: pl.col(QRELS_ROW)}
 
     def ranking(key: Any) -> Ranking:
         only_judged, order = key
@@ -94,12 +99,14 @@ def _ranked_values(
 
     statistics = columns_struct(columns, "zero", variant, ranking)
     row = [ROW] if ROW in run.columns else []
-    judged = ["query", "doc", "relevance", *(["subtopics"] if carried else [])]
+    judged = ["query", "doc", "relevance", *(["subtopics"] if "subtopics" in qrels.columns else [])]
     joined = (
         run.lazy()
         .select("query", "doc", "score", *row, pl.lit(True).alias(IN_RUN))
         .join(
-            qrels.lazy().select(*judged, pl.lit(True).alias(IN_QRELS)),
+            qrels.lazy()
+            .with_row_index(QRELS_ROW)
+            .select(*judged, QRELS_ROW, pl.lit(True).alias(IN_QRELS)),
             on=["query", "doc"],
             how="full",
             coalesce=True,

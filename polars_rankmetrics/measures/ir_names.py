@@ -31,11 +31,13 @@ _CWL = {"T": "target", "max_rel": "max_rel", "min_rel": "min_rel"}
 def _diversity(key: str, **options: Any) -> Spelling:
     """A measure ir_measures computes with pyndeval: tied scores by document id ascending.
 
-    ``rel`` is not taken (the subtopic lists are binarised at ``evaluate()``'s
-    ``relevance_level``), nor ``judged_only``, which ir_measures 0.4.3's
-    pyndeval provider cannot compute (it indexes the run, a generator).
+    ``rel`` is pyndeval's relevance level: a subtopic judgement at or above it
+    is relevant (``evaluate()`` builds the subtopic lists at each level asked
+    for; without ``rel``, at its ``relevance_level``). ``judged_only`` is not
+    taken: ir_measures 0.4.3's pyndeval provider cannot compute it (it indexes
+    the run, a generator).
     """
-    return Spelling(key, order="doc_ascending", **options)
+    return Spelling(key, order="doc_ascending", rel=True, **options)
 
 
 IR_MEASURES: dict[str, Spelling] = {

@@ -388,3 +388,34 @@ def parse_trec_name(name: str) -> list[Column] | None:
         # `P_10` names one cutoff and keeps its own spelling.
         return [Column(name, c.measure, c.params, c.threshold, c.family) for c in columns]
     return columns
+
+
+def merge_pytrec_eval(names: list[str]) -> list[str]:
+    """Read a set of names as pytrec_eval reads its measure set: one name per family.
+
+    pytrec_eval merges the parameters of a family's names (``ndcg_cut.1`` and
+    ``ndcg_cut_4`` are ``ndcg_cut.1,4``), and a family named with parameters
+    takes only those: its bare name (``ndcg_cut``) then adds none of the
+    default cutoffs. Only the families whose parameters are cutoffs are
+    merged; every other name passes unchanged. The result is sorted.
+
+    Examples
+    --------
+    >>> merge_pytrec_eval(["ndcg_cut", "ndcg_cut.1,4", "P_5", "map"])
+    ['P.5', 'map', 'ndcg_cut.1,4']
+    """
+    merged: dict[str, set[str]] = {}
+    others = []
+    for name in names:
+        split = split_trec_name(name)
+        family = None if split is None else BY_NAME.get(split[0])
+        if split is None or family is None or family.kind not in ("long_cutoffs", "double_cutoffs"):
+            others.append(name)
+            continue
+        base, params, _ = split
+        merged.setdefault(base, set()).update(params.split(",") if params else ())
+    families = [
+        f"{base}.{','.join(sorted(params, key=float))}" if params else base
+        for base, params in merged.items()
+    ]
+    return sorted(families + others)

@@ -45,7 +45,8 @@ def err_statistic(
 ) -> pl.Expr:
     """ERR@k over a ranked list: unretrieved rows stop no one; always defined."""
     # Clipping the code at 0 gives a retrieved row's label and 0 for the unretrieved.
-    return _cascade(ranked, ranked.code.head(k).clip(lower_bound=0.0), max_grade)
+    # `+ 0.0`: an empty list's sum is -0.0 in polars; nothing retrieved gains 0.0.
+    return _cascade(ranked, ranked.code.head(k).clip(lower_bound=0.0), max_grade) + 0.0
 
 
 @statistic(top_k="k", k=check_k, max_grade=check_max_grade)

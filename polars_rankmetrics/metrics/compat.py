@@ -13,8 +13,16 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from polars_rankmetrics._validate import IntoExpr, NoRelevant, Ties, check_bool, check_number
+from polars_rankmetrics._validate import (
+    IntoExpr,
+    NoRelevant,
+    Ties,
+    as_expr,
+    check_bool,
+    check_number,
+)
 from polars_rankmetrics.engine import Ranked, Ranking, evaluate_one, statistic
+from polars_rankmetrics.engine.ranked import JUDGEMENT_ORDER, SCORE
 
 
 def check_rbo_persistence(value: object, name: str) -> float:
@@ -42,10 +50,17 @@ def compat_statistic(
     n_relevant = relevant.sum().cast(pl.Float64)
     depth = pl.max_horizontal(ranked.retrieved.sum().cast(pl.Float64), n_relevant)
     weight, d = _rbo_weights(p, depth)
-    # The ideal ranking: relevant rows by label, equal labels in ranking order
+    # The ideal ranking, as ir_measures builds it: relevant rows by label, equal
+    # labels by score (an unretrieved row scores 0, so a negative score comes
+    # after it), then in qrels order where it is given, else in ranking order
     # (retrieved rows first, in rank order; the list holds them that way).
-    ideal_rank = pl.when(relevant).then(-ranked.label).otherwise(float("inf")).rank("ordinal")
     position = pl.int_range(1, pl.len() + 1).cast(pl.Float64)
+    scored = SCORE in ranked.fields
+    score = ranked.score.cast(pl.Float64).fill_nan(None).fill_null(0.0) if scored else pl.lit(0.0)
+    order = ranked.field(JUDGEMENT_ORDER) if JUDGEMENT_ORDER in ranked.fields else position
+    ideal_key = pl.when(relevant).then(-ranked.label).otherwise(float("inf"))
+    ideal_order = position.sort_by([ideal_key, -score, order])
+    ideal_rank = ideal_order.arg_sort() + 1
     entry = pl.max_horizontal(position, ideal_rank.cast(pl.Float64))
     tail = (weight / d).reverse().cum_sum().reverse()
     both = ranked.retrieved & relevant
@@ -68,12 +83,16 @@ def compatibility(
     threshold: float = 0,
     no_relevant: NoRelevant = "null",
     ties: Ties = "stable",
+    judgement_order: IntoExpr | None = None,
 ) -> pl.Expr:
     """
     Compatibility: the rank-biased overlap of the ranking with an ideal ranking.
 
     The ideal ranking holds every relevant row (retrieved or not) by label,
-    highest first; rows of equal label keep the ranking's order, unretrieved
+    highest first; rows of equal label by score, highest first (an unretrieved
+    row scores 0, as in ir_measures, so a retrieved row of negative score
+    comes after it); rows of equal label and score in ``judgement_order``
+    (ir_measures: the qrels order) or else in the ranking's order, unretrieved
     rows after retrieved ones (Clarke et al.: the ideal most compatible with
     the ranking). With ``D = max(retrieved rows, relevant rows)``,
     ``RBO = sum_{d=1..D} p**(d-1) · |top_d(ranking) ∩ top_d(ideal)| / d``
@@ -82,8 +101,8 @@ def compatibility(
     the ideal ranking with itself, so that the ideal ranking scores 1. This is
     ir_measures' ``Compat(p=0.95)``, which orders equal labels of its ideal by
     run score (0 for an unretrieved document) and then qrels order: the same
-    ideal whenever scores are positive and equal scores are ordered as the
-    qrels list them. Unjudged and non-relevant rows are never in the ideal.
+    ideal, given the qrels order (``evaluate()`` gives it). Unjudged and
+    non-relevant rows are never in the ideal.
     A query without a relevant row has no ideal: null, or 0 with
     ``no_relevant='zero'`` (ir_measures: 0).
 
@@ -101,6 +120,10 @@ def compatibility(
     no_relevant
     ties : {'stable', 'optimistic', 'pessimistic'}
         As for :func:`~polars_rankmetrics.precision_at_k`; ``'average'`` is refused.
+    judgement_order
+        A column or expression that orders the relevant rows of equal label
+        and score in the ideal (ascending), e.g. the row number of each
+        judgement in the qrels; None: the ranking's order.
 
     Examples
     --------
@@ -115,6 +138,8 @@ def compatibility(
     │ 0.608099  │
     └───────────┘
     """
-    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties)
+    order = None if judgement_order is None else as_expr(judgement_order, "judgement_order")
+    carried = {JUDGEMENT_ORDER: order}
+    ranking = Ranking.build(relevance, by, descending, threshold, ties=ties, carried=carried)
     bound = compat_statistic.bind("compatibility", no_relevant, p=p, normalize=normalize)
     return evaluate_one(ranking, bound)

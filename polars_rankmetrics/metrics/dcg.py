@@ -84,7 +84,8 @@ def dcg_statistic(
         gains = ranked.gain(top, gain)
     else:
         gains = ranked.top_retrieved_gain(k, gain)
-    return ranked.aggregate(in_order(gains / ranked.top_log2_rank(k)))
+    # `+ 0.0`: an empty list's sum is -0.0 in polars; nothing retrieved gains 0.0.
+    return ranked.aggregate(in_order(gains / ranked.top_log2_rank(k))) + 0.0
 
 
 def _ideal_dcg(ranked: Ranked, k: int, gain: Gain, relevant_only: bool = False) -> pl.Expr:

@@ -51,6 +51,7 @@ from polars_rankmetrics.engine import Bound, Ranked, Ranking, evaluate_one, stat
 from polars_rankmetrics.engine.ranked import DOC, INTENT_WEIGHTS, SUBTOPICS
 from polars_rankmetrics.engine.ties import tie_mean
 from polars_rankmetrics.metrics.diversity_ideal import Discount, Ideal, ideal_expr
+from polars_rankmetrics.metrics.diversity_input import subtopic_columns, weights_valid
 
 Gain: TypeAlias = Literal["log", "reciprocal", "geometric"]
 
@@ -150,9 +151,20 @@ class Pairs:
         inside = self.retrieved if k is None else self.retrieved & (rank <= k)
         return (self.novelty(alpha) * discount).filter(inside).sum()
 
-    def defined(self, value: pl.Expr, no_relevant: NoRelevant) -> pl.Expr:
-        """``value`` where the query has a subtopic, else null or 0."""
+    @property
+    def weights_valid(self) -> pl.Expr:
+        """Whether the intent weights form a distribution (see :func:`.weights_valid`)."""
+        raw = self.ranked.field(INTENT_WEIGHTS).explode(keep_nulls=False)
+        return weights_valid(self.subtopic, raw, self._per_pair(pl.int_range(pl.len())))
+
+    def defined(self, value: pl.Expr, no_relevant: NoRelevant, *, weighted: bool = True) -> pl.Expr:
+        """``value`` where the query has a subtopic (null for invalid weights), else null or 0.
+
+        ``weighted``: whether the statistic reads the intent weights (S-recall does not).
+        """
         fallback = None if no_relevant == "null" else 0.0
+        if weighted and self.weighted:
+            value = pl.when(self.weights_valid).then(value)
         return pl.when(self.n_subtopics > 0.0).then(value).otherwise(fallback)
 
     def ideal(
@@ -161,7 +173,13 @@ class Pairs:
         """The ideal ranking's discounted gain (see :mod:`.diversity_ideal`)."""
         fields = [self._lists.alias("subtopics")]
         if self.weighted:
-            fields.append(self.ranked.field(INTENT_WEIGHTS).alias("weights"))
+            # Invalid weights make the value null (see `defined`); the ideal's
+            # search still runs, on weights read as 0 where they are not usable.
+            usable = pl.element().is_finite() & (pl.element() >= 0.0)
+            weights = self.ranked.field(INTENT_WEIGHTS).list.eval(
+                pl.when(usable).then(pl.element()).otherwise(0.0)
+            )
+            fields.append(weights.alias("weights"))
         if DOC in self.ranked.fields:
             fields.append(self.ranked.field(DOC).alias("doc"))
         # Only the rows that cover a subtopic can enter the ideal with a gain.
@@ -312,7 +330,7 @@ def subtopic_recall_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int
     pairs = Pairs(ranked)
     inside = pairs.retrieved & (pairs.rank <= k)
     covered = pairs.subtopic.filter(inside).n_unique().cast(pl.Float64)
-    return pairs.defined(covered / pairs.n_subtopics, no_relevant)
+    return pairs.defined(covered / pairs.n_subtopics, no_relevant, weighted=False)
 
 
 @statistic()
@@ -339,12 +357,11 @@ def subtopic_ranking(
     So a row is relevant when it covers a subtopic, and ``ties='optimistic'``
     puts the rows that cover more subtopics first.
     """
-    lists = as_expr(subtopics, "subtopics")
+    weights = None if intent_weights is None else as_expr(intent_weights, "intent_weights")
+    lists, weights = subtopic_columns(as_expr(subtopics, "subtopics"), weights)
     carried = {
         SUBTOPICS: lists,
-        INTENT_WEIGHTS: None
-        if intent_weights is None
-        else as_expr(intent_weights, "intent_weights"),
+        INTENT_WEIGHTS: weights,
         DOC: None if docs is None else as_expr(docs, "docs"),
     }
     return Ranking.build(lists.list.len(), by, descending, 0, ties=ties, carried=carried)

@@ -123,10 +123,15 @@ def rank_biased_precision_statistic(
     normalisation: with the default gains, levels are divided by the largest
     judged level when it is above 1. With ``'binary'`` (ir_measures) the gain is
     1 for a relevant row; with ``'label'`` (ranx) the label of a relevant row,
-    so that graded labels can take RBP above 1.
+    so that graded labels can take RBP above 1. trec_eval takes any persistence;
+    the binary and label gains (ir_measures, ranx: Moffat and Zobel's RBP) take
+    ``p`` in (0, 1) only, where RBP is a rate of gain.
     """
     if gains and gain != "scaled":
         msg = "RBP: custom `gains` are trec_eval's; they need gain='scaled'"
+        raise ValueError(msg)
+    if gain != "scaled" and not 0.0 < p < 1.0:
+        msg = f"RBP: `p` must be a number in (0, 1) with gain={gain!r}, got {p!r}"
         raise ValueError(msg)
     weight, _ = _weights(ranked, p)
     terms = _gain(ranked, gain, gains) * weight

@@ -100,7 +100,7 @@ def _refuse_binary_to_terminal(settings: Settings, fmt: str) -> None:
         raise Finished(2, msg)
 
 
-def _deliver(data: bytes, settings: Settings, binary: bool) -> None:
+def _deliver(data: bytes, settings: Settings, binary: bool, encoding: str = "utf-8") -> None:
     if settings.output is not None:
         try:
             write_atomically(settings.output, data)
@@ -109,8 +109,18 @@ def _deliver(data: bytes, settings: Settings, binary: bool) -> None:
         return
     if binary:
         _refuse_binary_to_terminal(settings, "parquet")
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is None:
+        # A text-only stdout (contextlib.redirect_stdout, a notebook): text goes
+        # through it decoded; parquet cannot.
+        if binary:
+            msg = "parquet output is binary and standard output takes text only: give --output FILE"
+            raise Finished(2, msg)
+        sys.stdout.write(data.decode(encoding, errors="surrogateescape"))
+        sys.stdout.flush()
+        return
+    stream.write(data)
+    stream.flush()
 
 
 def run(argv: Sequence[str]) -> int:
@@ -136,10 +146,10 @@ def run(argv: Sequence[str]) -> int:
                 report = evaluate_topics(settings, inputs, requested)
             except Finished as finished:
                 if fmt == "trec":
-                    _deliver("".join(finished.lines).encode(encoding), settings, binary=False)
+                    _deliver("".join(finished.lines).encode(encoding), settings, False, encoding)
                 raise
         if fmt == "trec":
-            _deliver("".join(report.lines).encode(encoding), settings, binary=False)
+            _deliver("".join(report.lines).encode(encoding), settings, False, encoding)
         else:
             _deliver(
                 _serialise(table(report, requested, settings), fmt), settings, fmt == "parquet"

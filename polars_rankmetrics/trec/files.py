@@ -247,15 +247,25 @@ def _qrels_data_lines(lines: pl.Series) -> pl.Series:
     return ~run.get_column("comment")
 
 
-def parse_qrels(source: Input, encoding: str, *, groups: bool = False) -> pl.DataFrame:
-    """Qrels as trec_eval reads them: ``query, doc, relevance`` (and ``group`` for qrels_jg)."""
+def parse_qrels(
+    source: Input, encoding: str, *, groups: bool = False, second_field: bool = False
+) -> pl.DataFrame:
+    """Qrels as trec_eval reads them: ``query, doc, relevance``, and ``group``.
+
+    ``group`` is the second field: kept for qrels_jg (``groups``, judgement
+    groups, which a parquet file must then have as a ``group`` column) or with
+    ``second_field`` (plain qrels, whose second field is an iteration or a
+    diversity subtopic: a parquet file's ``group``, ``subtopic`` or
+    ``iteration`` column, else ``'0'``).
+    """
     what = "qrels_jg" if groups else "qrels"
+    keep = groups or second_field
     if source.frame is not None:
-        return _parquet_qrels(source, groups=groups)
+        return _parquet_qrels(source, groups=groups, second_field=second_field)
     data = source.data or b""
     fast = _fast_table(data, QRELS_SCHEMA, rest=False) if encoding == "utf-8" else None
     if fast is not None and fast.height:
-        group = [pl.col("iteration").alias("group")] if groups else []
+        group = [pl.col("iteration").alias("group")] if keep else []
         return fast.select("query", *group, "doc", "relevance")
     lines = _lines(data.decode(encoding))
     data_lines = _qrels_data_lines(lines)
@@ -272,10 +282,10 @@ def parse_qrels(source: Input, encoding: str, *, groups: bool = False) -> pl.Dat
             "relevance": _numbers(kept.get_column("3"), pl.Int64()),
         }
     )
-    return frame if groups else frame.drop("group")
+    return frame if keep else frame.drop("group")
 
 
-def _parquet_qrels(source: Input, *, groups: bool) -> pl.DataFrame:
+def _parquet_qrels(source: Input, *, groups: bool, second_field: bool) -> pl.DataFrame:
     frame = source.frame
     assert frame is not None
     needed = ["query", "group", "doc", "relevance"] if groups else ["query", "doc", "relevance"]
@@ -283,8 +293,17 @@ def _parquet_qrels(source: Input, *, groups: bool) -> pl.DataFrame:
     if absent:
         msg = f"parquet qrels file '{source.name}' lacks the columns {absent}"
         raise TrecEvalError(msg, 2)
+    second = next((c for c in ("group", "subtopic", "iteration") if c in frame.columns), None)
+    group: list[pl.Expr] = []
+    if groups or (second_field and second is not None):
+        group = [pl.col(second or "group").cast(pl.String).alias("group")]
+    elif second_field:
+        group = [pl.lit("0", pl.String).alias("group")]
     return frame.select(
-        *(pl.col(name).cast(pl.String) for name in needed[:-1]), pl.col("relevance").cast(pl.Int64)
+        pl.col("query").cast(pl.String),
+        *group,
+        pl.col("doc").cast(pl.String),
+        pl.col("relevance").cast(pl.Int64),
     )
 
 

@@ -45,6 +45,13 @@ be attached (-l2, -mmap) and long options abbreviated (--query).
                                  .json, .csv, .parquet, else trec_eval's text
   --format trec|json|csv|parquet trec_eval's text (default), or a table; parquet
                                  to a terminal is refused (status 2)
+  --queries RULE                 which queries are averaged, as rankmetrics
+                                 compare and evaluate(queries=) take it (the whole
+                                 word only): trec_eval (default: a qrels query
+                                 missing from the run stops with status 4), qrels
+                                 (-c), relevant (qrels queries with a relevant
+                                 document, missing ones scored as -c), run (the
+                                 run's judged queries)
   --quiet                        no progress bar (the whole word only: --q and
                                  --qu stay trec_eval's --query_eval_wanted)
 

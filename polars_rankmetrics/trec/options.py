@@ -84,6 +84,7 @@ class Settings:
     help: bool = False
     output: str | None = None
     format: str | None = None
+    queries: str | None = None
     marked: set[str] = field(default_factory=set)
     arguments: list[tuple[str, str]] = field(default_factory=list)
     extensions: list[str] = field(default_factory=list)
@@ -132,10 +133,40 @@ def _version() -> str:
     return f"rankmetrics trec-eval {__version__} (trec_eval 10.0's command line and numbers)"
 
 
+QUERIES = "--queries"
+"""This library's option (not trec_eval's): the query-set rule. Only the whole word
+is taken (``--queries RULE``, ``--queries=RULE``), so that trec_eval's abbreviations
+(``--q``, ``--que`` for ``--query_eval_wanted``) keep their meaning."""
+
+
+def without_queries(argv: Sequence[str]) -> tuple[list[str], str | None]:
+    """``argv`` without ``--queries RULE`` (before a ``--``), and the last rule given."""
+    arguments = list(argv)
+    end = arguments.index("--") if "--" in arguments else len(arguments)
+    kept: list[str] = []
+    rule = None
+    index = 0
+    while index < end:
+        word = arguments[index]
+        if word == QUERIES:
+            if index + 1 >= end:
+                raise Finished(1, f"option '{QUERIES}' requires an argument\n{USAGE}")
+            rule = arguments[index + 1]
+            index += 2
+            continue
+        if word.startswith(QUERIES + "="):
+            rule = word[len(QUERIES) + 1 :]
+        else:
+            kept.append(word)
+        index += 1
+    return kept + arguments[end:], rule
+
+
 def parse_command_line(argv: Sequence[str]) -> Settings:
     """Read the options in order, with their immediate effects (``-v``, bad measure names)."""
     settings = Settings()
     parsed = Parsed([])
+    argv, settings.queries = without_queries(argv)
     try:
         for letter, value in getopt_long(argv, SHORT_OPTIONS, LONG_OPTIONS, parsed):
             _apply(settings, letter, value or "")

@@ -17,7 +17,11 @@ from typing import Any
 
 import polars as pl
 
-from polars_rankmetrics.evaluation.subtopics import judged_subtopics, reads_subtopics
+from polars_rankmetrics.evaluation.subtopics import (
+    judged_subtopics,
+    reads_subtopics,
+    subtopic_levels,
+)
 from polars_rankmetrics.evaluation.topics import (
     PLACEHOLDER_DOC,
     first_duplicates,
@@ -152,15 +156,18 @@ def compute(
     unique = _unique(columns)
     diverse = [column for column in unique if reads_subtopics([column.bind("zero")])]
     values = _values(qrels, run, [c for c in unique if c not in diverse], settings.level)
-    if diverse:
+    default = max(settings.level, 1)
+    own = subtopic_levels(diverse, default)
+    by_level: dict[int, list[Column]] = {}
+    for column in diverse:  # ir_measures' rel= sets a diversity name's own level
+        by_level.setdefault(own.get(column.name, default), []).append(column)
+    for level, level_columns in by_level.items():
         # Diversity names (this library's extension): the second field is the subtopic.
         try:
-            subtopics = judged_subtopics(
-                with_groups.rename({"group": "subtopic"}), max(settings.level, 1)
-            )
+            subtopics = judged_subtopics(with_groups.rename({"group": "subtopic"}), level)
         except ValueError as error:
             raise Finished(2, str(error)) from None
-        for topic, more in _values(subtopics, run, diverse, settings.level).items():
+        for topic, more in _values(subtopics, run, level_columns, settings.level).items():
             values.setdefault(topic, {}).update(more)
     return values, run_duplicates, qrels_duplicates
 

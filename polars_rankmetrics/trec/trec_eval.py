@@ -28,11 +28,17 @@ per-topic values and summary are computed in :mod:`.topic_measures`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, get_args
 
 import polars as pl
 
+from polars_rankmetrics.evaluation.query_sets import (
+    SCORES_MISSING,
+    QuerySet,
+    check_query_set,
+    restrict_qrels,
+)
 from polars_rankmetrics.measures import Column
 from polars_rankmetrics.trec import files
 from polars_rankmetrics.trec.files import TrecEvalError
@@ -108,7 +114,7 @@ def read_inputs(settings: Settings) -> Inputs:
 def _parse_qrels(source: files.Input, encoding: str, groups: bool, name: str) -> pl.DataFrame:
     """The qrels, with their second field as ``group`` (a judgement group, or a subtopic)."""
     try:
-        qrels = files.parse_qrels(source, encoding, groups=True)
+        qrels = files.parse_qrels(source, encoding, groups=groups, second_field=True)
     except TrecEvalError as error:
         hint = ""
         if files.looks_like_a_run(source, encoding):
@@ -170,6 +176,23 @@ def _lines_of(columns: list[Column], topic: str, values: dict[str, Any], z: bool
     return out
 
 
+def _apply_query_set(settings: Settings, inputs: Inputs) -> tuple[Settings, Inputs]:
+    """``--queries``: the qrels of the evaluated topics, and ``-c`` where missing ones score."""
+    given = settings.queries or ("qrels" if settings.complete else "trec_eval")
+    try:
+        rule = check_query_set(given)
+    except ValueError:
+        allowed = ", ".join(get_args(QuerySet))
+        raise Finished(2, f"--queries must be one of {allowed}, got '{given}'") from None
+    if settings.complete and rule not in SCORES_MISSING:
+        raise Finished(2, f"-c is --queries=qrels; it contradicts --queries={rule}")
+    if rule in ("run", "relevant"):
+        run_queries = inputs.run.get_column("query").unique()
+        qrels, _ = restrict_qrels(inputs.qrels, run_queries, rule, max(settings.level, 0))
+        inputs = replace(inputs, qrels=qrels)
+    return replace(settings, complete=rule in SCORES_MISSING), inputs
+
+
 def evaluate_topics(settings: Settings, inputs: Inputs, requested: list[Requested]) -> Report:
     """trec_eval's topic loop and summary; raises :class:`Finished` where trec_eval stops."""
     if settings.level < 0:
@@ -178,6 +201,7 @@ def evaluate_topics(settings: Settings, inputs: Inputs, requested: list[Requeste
             "but not in R (the number of relevant documents); that is not supported"
         )
         raise Finished(2, msg)
+    settings, inputs = _apply_query_set(settings, inputs)
     topics = inputs.qrels.get_column("query").unique().sort().to_list()
     considered = [t for t in topics if settings.debug_query in (None, t)]
     values, *duplicates = compute(settings, inputs, requested, considered)

@@ -1,0 +1,164 @@
+"""The ``rankmetrics fuse`` subcommand: fuse run files into one, written whole or not at all.
+
+The runs are TREC run files (plain, ``.gz``) or parquet files with the usual
+column names; each is named by its file name. The fused run is written as a
+TREC run (``query Q0 doc rank score run_id``, ranks from 1 in score order) or,
+for a ``.parquet``/``.pq`` path, as parquet (``query, doc, score``); ``-``
+writes the TREC run to standard output. ``--optimize QRELS`` first searches
+ranx's grid for the method's weights or parameter (``--metric``), prints the
+best values on stderr, and fuses with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from polars_rankmetrics._atomic import replacing
+from polars_rankmetrics.fusion.fuse import NORMALIZATIONS, TRAINED, fuse
+from polars_rankmetrics.fusion.methods import METHODS
+
+_PARQUET = (".parquet", ".pq")
+
+
+class CommandError(Exception):
+    """A problem with the command's inputs, reported as one line on stderr."""
+
+
+def _number(text: str, option: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        msg = f"{option} must be numbers, got {text!r}"
+        raise CommandError(msg) from None
+    return int(value) if value.is_integer() and "." not in text else value
+
+
+def parse_params(items: list[str] | None) -> dict[str, float]:
+    """``--param k=60 --param phi=0.8`` as a mapping."""
+    params: dict[str, float] = {}
+    for item in items or []:
+        name, equals, value = item.partition("=")
+        if not name or not equals or not value:
+            msg = f"--param must be name=value, got {item!r}"
+            raise CommandError(msg)
+        params[name.strip()] = _number(value.strip(), "--param")
+    return params
+
+
+def parse_weights(text: str | None) -> list[float] | None:
+    """``--weights 0.3,0.7`` as a list, in the order of the runs."""
+    if text is None:
+        return None
+    return [float(_number(part.strip(), "--weights")) for part in text.split(",")]
+
+
+def _trec_lines(fused: pl.LazyFrame, run_id: str) -> pl.LazyFrame:
+    rank = pl.int_range(1, pl.len() + 1).over("query")
+    return fused.select(
+        "query",
+        q0=pl.lit("Q0"),
+        doc=pl.col("doc"),
+        rank=rank,
+        score=pl.col("score"),
+        run_id=pl.lit(run_id),
+    )
+
+
+def write_fused(fused: pl.DataFrame | pl.LazyFrame, output: str, run_id: str) -> None:
+    """Write the fused run to ``output`` (TREC, or parquet by extension) through a rename."""
+    lazy = fused.lazy()
+    if output == "-":
+        text = _trec_lines(lazy, run_id).collect().write_csv(separator=" ", include_header=False)
+        sys.stdout.write(text)
+        return
+    path = Path(output)
+    if not path.parent.is_dir():
+        msg = f"cannot write {output}: no such folder {str(path.parent)!r}"
+        raise CommandError(msg)
+    with replacing(path) as temporary:
+        if path.suffix.lower() in _PARQUET:
+            lazy.sink_parquet(temporary, engine="streaming")
+        else:
+            trec = _trec_lines(lazy, run_id)
+            trec.sink_csv(temporary, separator=" ", include_header=False, engine="streaming")
+
+
+def run_fuse(args: argparse.Namespace) -> int:
+    """``rankmetrics fuse``: fuse the runs and write the result."""
+    try:
+        runs = [str(path) for path in args.runs]
+        for path in runs:
+            if path != "-" and not Path(path).is_file():
+                msg = f"run file not found: {path}"
+                raise CommandError(msg)
+        weights = parse_weights(args.weights)
+        params: dict[str, Any] = parse_params(args.param)
+        norm = None if args.norm == "none" else args.norm
+        if args.optimize is not None:
+            from polars_rankmetrics.fusion.optimize import optimize_fusion
+
+            if weights is not None:
+                msg = "--optimize searches the weights: drop --weights"
+                raise CommandError(msg)
+            best = optimize_fusion(
+                args.optimize, runs, method=args.method, norm=norm, metric=args.metric
+            )
+            assert isinstance(best, dict)
+            shown = ", ".join(f"{name}={value}" for name, value in best.items())
+            print(f"rankmetrics: best {shown} ({args.metric})", file=sys.stderr)
+            weights = best.pop("weights", None)
+            params.update(best)
+        if args.train_qrels is not None:
+            params["train_qrels"] = args.train_qrels
+        fused = fuse(runs, method=args.method, norm=norm, weights=weights, **params)
+        write_fused(fused, args.output, args.run_id or args.method)
+    except (CommandError, ValueError, OSError, pl.exceptions.PolarsError) as error:
+        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        print(f"rankmetrics: error: {message}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def add_subcommand(subcommands: Any) -> None:
+    """Register ``rankmetrics fuse``."""
+    parser = subcommands.add_parser(
+        "fuse",
+        help="fuse runs into one (RRF, CombSUM, CombMNZ, weighted sums, ...)",
+        description=(
+            "Fuse run files (TREC or parquet) with one of ranx's methods and "
+            "normalisations, and write the fused run (TREC, or parquet by extension)."
+        ),
+    )
+    parser.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="run files to fuse")
+    parser.add_argument(
+        "--method", default="rrf", choices=[*METHODS, *TRAINED], help="fusion method"
+    )
+    parser.add_argument(
+        "--norm",
+        default="min-max",
+        choices=NORMALIZATIONS,
+        help="normalisation of each run's scores per query",
+    )
+    parser.add_argument("--weights", help="one weight per run, comma-separated, e.g. 0.3,0.7")
+    parser.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a method parameter: k (rrf), phi (rbc), gamma (gmnz), sigma (logn_isr), "
+        "n_segments (probfuse), w (slidefuse); repeatable",
+    )
+    parser.add_argument("--train-qrels", help="qrels to train probfuse, segfuse, ... on")
+    parser.add_argument(
+        "--optimize", metavar="QRELS", help="search ranx's grid of weights or parameter first"
+    )
+    parser.add_argument("--metric", default="ndcg", help="the measure --optimize maximises")
+    parser.add_argument("--run-id", help="the run id written in a TREC run (default: method)")
+    parser.add_argument(
+        "-o", "--output", required=True, help="output path (.trec/.txt, .parquet) or - for stdout"
+    )
+    parser.set_defaults(run=run_fuse)

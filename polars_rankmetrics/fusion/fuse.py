@@ -1,0 +1,361 @@
+"""``fuse``: rank fusion of several runs, as one lazy polars pipeline."""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, overload
+
+import polars as pl
+
+from polars_rankmetrics.fusion import normalization as norms
+from polars_rankmetrics.fusion.methods import METHODS, Context
+from polars_rankmetrics.fusion.runs import Runs, read_runs
+
+Method = Literal[
+    "min", "max", "med", "sum", "anz", "mnz", "gmnz", "wsum", "wmnz", "mixed",
+    "isr", "log_isr", "logn_isr", "rrf", "rbc", "bordafuse", "w_bordafuse",
+    "condorcet", "w_condorcet",
+    "probfuse", "segfuse", "slidefuse", "bayesfuse", "mapfuse", "posfuse",
+]  # fmt: skip
+"""The fusion methods, by ranx's names."""
+
+TRAINED = ("probfuse", "segfuse", "slidefuse", "bayesfuse", "mapfuse", "posfuse")
+"""The methods whose per-rank scores are estimated from training qrels."""
+
+WEIGHTED = frozenset({"wsum", "wmnz", "mixed", "w_bordafuse", "w_condorcet"})
+RANK_BASED = frozenset(
+    {"isr", "log_isr", "logn_isr", "rrf", "rbc", "bordafuse", "w_bordafuse", "condorcet",
+     "w_condorcet", *TRAINED}
+)  # fmt: skip
+
+ORDER_PRESERVING = frozenset({"min-max", "max", "sum", "zmuv", "rank", "none"})
+"""The normalisations that keep each run's order (``min-max-inverted`` reverses it,
+``borda`` adds the unretrieved candidates)."""
+
+PARAMETERS: dict[str, dict[str, float | None]] = {
+    "gmnz": {"gamma": None},
+    "logn_isr": {"sigma": 0.01},
+    "rrf": {"k": 60},
+    "rbc": {"phi": None},
+    "probfuse": {"n_segments": None},
+    "slidefuse": {"w": None},
+}
+"""Each method's numeric parameters, with their defaults (``None``: required, as in ranx)."""
+
+_NORM_ALIASES = {"min_max": "min-max", "min_max_inverted": "min-max-inverted"}
+NORMALIZATIONS = ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda", "none")
+
+
+def _did_you_mean(value: str, known: Sequence[str]) -> str:
+    close = difflib.get_close_matches(value, known, n=3, cutoff=0.5)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+def check_method(method: object) -> str:
+    """``method`` if it names a fusion method, else a ``ValueError`` with "did you mean"."""
+    known = [*METHODS, *TRAINED]
+    if not isinstance(method, str) or method not in known:
+        hint = _did_you_mean(method, known) if isinstance(method, str) else ""
+        msg = f"`method` must be one of {', '.join(known)}; got {method!r}{hint}"
+        raise ValueError(msg)
+    return method
+
+
+def check_norm(norm: object) -> str:
+    """The canonical normalisation name, else a ``ValueError`` with "did you mean"."""
+    if norm is None:
+        return "none"
+    if isinstance(norm, str) and _NORM_ALIASES.get(norm, norm) in NORMALIZATIONS:
+        return _NORM_ALIASES.get(norm, norm)
+    hint = _did_you_mean(norm, NORMALIZATIONS) if isinstance(norm, str) else ""
+    msg = f"`norm` must be one of {', '.join(NORMALIZATIONS)} or None; got {norm!r}{hint}"
+    raise ValueError(msg)
+
+
+def check_params(method: str, params: Mapping[str, Any]) -> dict[str, float]:
+    """The method's parameters with defaults filled in; unknown or bad ones refused."""
+    allowed = PARAMETERS.get(method, {})
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        expected = ", ".join(allowed) if allowed else "none"
+        msg = f"method {method!r} takes no parameter {unknown[0]!r} (its parameters: {expected})"
+        raise ValueError(msg)
+    checked: dict[str, float] = {}
+    for name, default in allowed.items():
+        value = params.get(name, default)
+        if value is None:
+            msg = f"method {method!r} needs the parameter {name!r} (as in ranx, it has no default)"
+            raise ValueError(msg)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
+            msg = f"`{name}` must be a finite number, got {value!r}"
+            raise ValueError(msg)
+        if name == "k" and value < 0:
+            msg = f"`k` must be >= 0, got {value!r}"
+            raise ValueError(msg)
+        if name in ("sigma", "phi") and not 0 <= value <= 1:
+            msg = f"`{name}` must be in [0, 1], got {value!r}"
+            raise ValueError(msg)
+        if name in ("n_segments", "w") and (value != int(value) or value < (name == "n_segments")):
+            low = 1 if name == "n_segments" else 0
+            msg = f"`{name}` must be an integer >= {low}, got {value!r}"
+            raise ValueError(msg)
+        checked[name] = value
+    return checked
+
+
+def check_weights(
+    weights: Sequence[float] | Mapping[str, float] | None, names: Sequence[str], method: str
+) -> tuple[float, ...] | None:
+    """The weights in run order; their count or names must match the runs'."""
+    if weights is None:
+        if method in WEIGHTED:
+            msg = f"method {method!r} needs `weights`, one per run ({len(names)} runs)"
+            raise ValueError(msg)
+        return None
+    if method not in WEIGHTED:
+        msg = (
+            f"method {method!r} takes no `weights`; weighted methods: {', '.join(sorted(WEIGHTED))}"
+        )
+        raise ValueError(msg)
+    if isinstance(weights, Mapping):
+        if set(weights) != set(names):
+            missing = sorted(set(names) - set(weights))
+            extra = sorted(set(weights) - set(names))
+            msg = f"`weights` must name every run {list(names)}: missing {missing}, unknown {extra}"
+            raise ValueError(msg)
+        values = [weights[name] for name in names]
+    else:
+        values = list(weights)
+        if len(values) != len(names):
+            msg = f"`weights` has {len(values)} values for {len(names)} runs; give one per run"
+            raise ValueError(msg)
+    for value in values:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
+            msg = f"`weights` must be finite numbers >= 0, got {value!r}"
+            raise ValueError(msg)
+        if value < 0:
+            msg = f"`weights` must be >= 0, got {value!r}"
+            raise ValueError(msg)
+    return tuple(float(value) for value in values)
+
+
+def normalize(runs: Runs, norm: str) -> pl.LazyFrame:
+    """The long frame with each run's scores normalised per query (ranx's ``norm``)."""
+    frame = runs.frame
+    per_run = ("system", "query")
+    if norm == "none":
+        return frame
+    if norm in ("rank", "borda"):
+        frame = frame.with_columns(rank=norms.run_rank().over(per_run))
+    if norm == "borda":
+        return _borda(frame, runs.n_systems)
+    expressions: dict[str, pl.Expr] = {
+        "min-max": norms.min_max_norm(),
+        "min-max-inverted": norms.min_max_norm(invert=True),
+        "max": norms.max_norm(),
+        "sum": norms.sum_norm(),
+        "zmuv": norms.zmuv_norm(),
+        "rank": norms.rank_norm(),
+    }
+    expression = expressions[norm]
+    return frame.with_columns(score=expression.over(per_run)).drop("rank", strict=False)
+
+
+def _borda(ranked: pl.LazyFrame, n_systems: int) -> pl.LazyFrame:
+    """Every run scores every candidate of the query: unretrieved ones get the mean leftover."""
+    candidates = ranked.select("query", "doc").unique()
+    counts = candidates.group_by("query").agg(n_candidates=pl.len())
+    per_run = ranked.group_by("system", "query").agg(n_retrieved=pl.len())
+    systems = pl.LazyFrame({"system": pl.Series(range(n_systems), dtype=pl.UInt32)})
+    full = (  # in run order, as the rest of the pipeline (see methods.py)
+        systems.join(candidates, how="cross", maintain_order="left_right")
+        .join(ranked, on=["system", "query", "doc"], how="left", maintain_order="left")
+        .join(counts, on="query", maintain_order="left")
+        .join(per_run, on=["system", "query"], how="left", maintain_order="left")
+        .with_columns(pl.col("n_retrieved").fill_null(0))
+    )
+    score = (
+        pl.when(pl.col("rank").is_null())
+        .then(norms.borda_norm_unretrieved())
+        .otherwise(norms.borda_norm())
+    )
+    return full.select("system", "query", "doc", score=score)
+
+
+@overload
+def fuse(
+    runs: pl.LazyFrame | Mapping[str, pl.LazyFrame] | Sequence[pl.LazyFrame],
+    *,
+    method: Method = ...,
+    norm: str | None = ...,
+    weights: Sequence[float] | Mapping[str, float] | None = ...,
+    train_qrels: object = ...,
+    train_runs: object = ...,
+    **params: float,
+) -> pl.LazyFrame: ...
+
+
+@overload
+def fuse(
+    runs: object,
+    *,
+    method: Method = ...,
+    norm: str | None = ...,
+    weights: Sequence[float] | Mapping[str, float] | None = ...,
+    train_qrels: object = ...,
+    train_runs: object = ...,
+    **params: float,
+) -> pl.DataFrame | pl.LazyFrame: ...
+
+
+def fuse(
+    runs: object,
+    *,
+    method: Method = "wsum",
+    norm: str | None = "min-max",
+    weights: Sequence[float] | Mapping[str, float] | None = None,
+    train_qrels: object = None,
+    train_runs: object = None,
+    **params: float,
+) -> pl.DataFrame | pl.LazyFrame:
+    """
+    Fuse several runs into one, with ranx's methods, normalisations and numbers.
+
+    The runs are stacked into one long frame ``system, query, doc, score``;
+    each run's scores are normalised per query (``norm``), and the documents
+    are combined by a group-by over ``(query, doc)`` (``method``). The result
+    holds every document retrieved by at least one run, ``query, doc, score``,
+    sorted by query, then score descending (equal scores: document id
+    descending, trec_eval's order).
+
+    Parameters
+    ----------
+    runs
+        A mapping ``{name: run}``, a sequence of runs (named by their file
+        name, a ranx ``Run``'s name, else ``run_1``, ``run_2``, ...), or one
+        long frame with a ``system`` column (its runs named by its values,
+        sorted). A run is anything :func:`polars_rankmetrics.evaluate`
+        accepts: a TREC or parquet path, a polars (eager or lazy), pandas or
+        pyarrow table, ``{query: {doc: score}}``, a ranx ``Run``, ...
+    method
+        The fusion method, by ranx's name (default ``'wsum'``): ``min``, ``max``,
+        ``med``, ``sum``, ``anz``, ``mnz``, ``gmnz``, ``wsum``, ``wmnz``,
+        ``mixed``, ``isr``, ``log_isr``, ``logn_isr``, ``rrf``, ``rbc``,
+        ``bordafuse``, ``w_bordafuse``, ``condorcet``, ``w_condorcet``, and the
+        trained ``probfuse``, ``segfuse``, ``slidefuse``, ``bayesfuse``,
+        ``mapfuse``, ``posfuse`` (formulas in the guide, "Fusion").
+    norm : {'min-max', 'min-max-inverted', 'max', 'sum', 'zmuv', 'rank', 'borda', None}
+        The normalisation of each run's scores per query before fusing
+        (ranx's default ``'min-max'``); ``None`` or ``'none'`` keeps them.
+    weights
+        One weight per run, finite and >= 0, in run order or by run name: for
+        ``wsum``, ``wmnz``, ``mixed``, ``w_bordafuse`` and ``w_condorcet``.
+    train_qrels, train_runs
+        For the trained methods (``probfuse``, ``segfuse``, ``slidefuse``,
+        ``bayesfuse``, ``mapfuse``, ``posfuse``): the qrels and the runs (the
+        same systems, in the same order or with the same names) on which their
+        per-rank probabilities are estimated, as ranx's ``optimize_fusion``
+        estimates them; ``train_runs`` defaults to ``runs``.
+    **params
+        The method's parameters: ``k`` (``rrf``, default 60, >= 0), ``phi``
+        (``rbc``, required, in [0, 1]), ``gamma`` (``gmnz``, required),
+        ``sigma`` (``logn_isr``, default 0.01, in [0, 1]), ``n_segments``
+        (``probfuse``, required), ``w`` (``slidefuse``, required).
+
+    Returns
+    -------
+    pl.LazyFrame or pl.DataFrame
+        ``query, doc, score``: lazy if any run is a ``LazyFrame`` or a
+        parquet path, else eager.
+
+    Notes
+    -----
+    Semantics, as ranx's:
+
+    - a document a run did not retrieve adds nothing to the sums and is not
+      counted in ``n``; ``min`` and ``max`` give it ranx's stand-in score
+      (``1e9`` and ``-1e9``); ``borda`` normalisation and BordaFuse give it the
+      run's leftover points;
+    - a query missing from a run is an empty result list for that run (ranx
+      refuses runs with different query sets);
+    - ranks are positions in each run after normalisation, by score descending;
+      equal scores are ordered by document id descending (ranx's order for them
+      comes from an unstable sort and is arbitrary), and after ``borda``
+      normalisation the unretrieved candidates come last (ranx ranks them in its
+      set order);
+    - fused scores are rounded to 12 significant digits, so that equal scores
+      tie exactly whatever the order polars adds their terms in;
+    - null and NaN scores are dropped: that run did not retrieve the document;
+    - duplicate ``(query, doc)`` rows in a run raise ``ValueError`` (checked for
+      eager inputs; a lazy run is not read to check).
+
+    Examples
+    --------
+    >>> import polars_rankmetrics as rm
+    >>> bm25 = {"q1": {"d1": 12.0, "d2": 9.0, "d3": 3.0}}
+    >>> dense = {"q1": {"d2": 0.91, "d4": 0.85, "d1": 0.20}}
+    >>> rm.fuse({"bm25": bm25, "dense": dense}, method="rrf", norm=None, k=60)
+    shape: (4, 3)
+    ┌───────┬─────┬──────────┐
+    │ query ┆ doc ┆ score    │
+    │ ---   ┆ --- ┆ ---      │
+    │ str   ┆ str ┆ f64      │
+    ╞═══════╪═════╪══════════╡
+    │ q1    ┆ d2  ┆ 0.032522 │
+    │ q1    ┆ d1  ┆ 0.032266 │
+    │ q1    ┆ d4  ┆ 0.016129 │
+    │ q1    ┆ d3  ┆ 0.015873 │
+    └───────┴─────┴──────────┘
+    """
+    name = check_method(method)
+    norm = check_norm(norm)
+    checked = check_params(name, params)
+    read = read_runs(runs)
+    context = Context(read.n_systems, check_weights(weights, read.names, name), checked)
+    if name in RANK_BASED - {"segfuse"} and norm in ORDER_PRESERVING:
+        # Only the ranks matter, and this normalisation keeps the run's order: as in
+        # ranx, whose rank-based methods read the order of the run it sorted first.
+        frame = read.frame
+    else:
+        frame = normalize(read, norm)
+    if name in RANK_BASED:
+        frame = frame.with_columns(rank=norms.run_rank().over("system", "query"))
+    if name in TRAINED:
+        from polars_rankmetrics.fusion.trained import fuse_trained
+
+        fused = fuse_trained(name, frame, read, norm, context, train_qrels, train_runs)
+    else:
+        if train_qrels is not None or train_runs is not None:
+            msg = f"method {name!r} is not trained: drop `train_qrels` and `train_runs`"
+            raise ValueError(msg)
+        fused = METHODS[name](frame, context)
+    result = finish(fused)
+    return result if read.lazy else result.collect()
+
+
+SIGNIFICANT_DIGITS = 12
+"""Fused scores are rounded to this many significant digits (see :func:`finish`)."""
+
+
+def finish(fused: pl.LazyFrame) -> pl.LazyFrame:
+    """``query, doc, score``, scores rounded to 12 significant digits, in ranking order.
+
+    A floating-point sum depends on the order of its terms, which polars'
+    parallel group-by does not fix: two documents whose fused scores are equal
+    could differ in their last bits, and their order with them. Rounded, they
+    tie, and ties are ordered by document id descending, at any thread count.
+    """
+    score = pl.col("score").cast(pl.Float64).round_sig_figs(SIGNIFICANT_DIGITS)
+    return fused.select("query", "doc", score).sort(
+        ["query", "score", "doc"], descending=[False, True, True]
+    )
