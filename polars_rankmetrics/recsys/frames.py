@@ -237,19 +237,21 @@ def _sorted_pairs_numpy(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame
     span = item_max - item_min + 1
     if user_max - user_min >= 1 << 32 or span > min(1 << 31, 4 * frame.height + (1 << 20)):
         return None
-    key = np.left_shift(frame[USER].cast(pl.Int64).to_numpy(), 31)  # ids < 2**62 - see above
-    key += frame[ITEM].cast(pl.Int64).to_numpy()
+    users = frame[USER].cast(pl.Int64).to_numpy()  # a copy (writeable) unless zero-copy
+    key = np.left_shift(users, 31, out=users if users.flags.writeable else None)
+    key += frame[ITEM].cast(pl.Int64).to_numpy()  # ids < 2**62: see above
     offset = ((user_min << 31) + item_min + (1 << 63)) % (1 << 64) - (1 << 63)
     key -= offset  # modulo 2**64 (numpy's int64 arrays wrap): the packed key, in [0, 2**63)
     key.sort()
     new_pair = np.empty(key.shape[0], dtype=bool)
     new_pair[0] = True
     np.not_equal(key[1:], key[:-1], out=new_pair[1:])
-    item_of = key & ((1 << 31) - 1)
+    item_of = np.empty(key.shape[0], dtype=np.int32)  # item - item_min < 2**31
+    np.bitwise_and(key, (1 << 31) - 1, out=item_of, casting="unsafe")
     rows = np.bincount(item_of, minlength=span)
-    distinct = np.bincount(item_of, weights=new_pair, minlength=span).astype(np.int64)
-    user_of = key >> 31
-    train_users = 1 + int(np.count_nonzero(user_of[1:] != user_of[:-1]))
+    distinct = np.bincount(item_of[new_pair], minlength=span)
+    key >>= 31  # in place: the user of each sorted pair
+    train_users = 1 + int(np.count_nonzero(key[1:] != key[:-1]))
     seen = np.flatnonzero(rows)
     per_item = pl.DataFrame(
         {
