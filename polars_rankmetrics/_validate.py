@@ -199,56 +199,6 @@ def choice(alias: object) -> Callable[[Any, str], Any]:
     return checked
 
 
-def measure_names(measures: object, name: str = "measures") -> list[str]:
-    """The measure names of ``measures``: one name, or a non-empty list of names.
-
-    Every entry point that takes measure names reads them here, so that a bad
-    value gets one message everywhere. An ir_measures measure object
-    (``ir_measures.nDCG@10``) stands for its name
-    (:func:`polars_rankmetrics.measures.objects.ir_measures_name`, which never
-    imports ir_measures).
-    """
-    from polars_rankmetrics.measures.objects import ir_measures_name
-
-    def _is_ir_measure(value: object) -> bool:
-        return ir_measures_name(value) is not None
-
-    items = [measures] if isinstance(measures, str) or _is_ir_measure(measures) else measures
-    if isinstance(items, Sequence | set | frozenset) and not isinstance(items, bytes) and not items:
-        msg = f"`{name}` must name at least one measure, got {measures!r}"
-        raise ValueError(msg)
-    if (
-        isinstance(items, str | bytes | dict)
-        or not isinstance(items, Sequence | set | frozenset | tuple)
-        or not items
-    ):
-        msg = (
-            f"`{name}` must be a measure name or a non-empty list of measure names "
-            f"(strings, or ir_measures measures), got {measures!r}"
-        )
-        raise ValueError(msg)
-    names = []
-    # A set is pytrec_eval's form: its names are sorted, and a trec_eval family
-    # named with cutoffs takes only those (pytrec_eval's merging).
-    ordered = sorted(items, key=str) if isinstance(items, set | frozenset) else items
-    for item in ordered:
-        if _is_ir_measure(item):
-            names.append(str(item))
-        elif isinstance(item, str):
-            names.append(item)
-        else:
-            msg = (
-                f"`{name}` must hold measure names (strings, or ir_measures measures), "
-                f"got {item!r} ({type(item).__name__})"
-            )
-            raise ValueError(msg)
-    if isinstance(items, set | frozenset):
-        from polars_rankmetrics.measures.trec_names import merge_pytrec_eval
-
-        names = merge_pytrec_eval(names)
-    return names
-
-
 def check_label_dtype(dtype: pl.DataType, column: object, name: str = "relevance") -> None:
     """Refuse a relevance column that is not numeric or boolean, naming it.
 

@@ -12,11 +12,11 @@ from polars_rankmetrics._validate import (
     Ties,
     as_expr,
     check_choice,
-    measure_names,
 )
 from polars_rankmetrics.engine import Ranking, evaluate
 from polars_rankmetrics.engine.ranked import DOC, INTENT_WEIGHTS, SUBTOPICS
 from polars_rankmetrics.measures import Column, parse_measures
+from polars_rankmetrics.measures.resolve import measure_names
 from polars_rankmetrics.metrics.diversity_input import subtopic_columns
 
 

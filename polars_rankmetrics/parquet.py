@@ -15,9 +15,9 @@ from polars_rankmetrics._validate import (
     as_expr,
     check_k,
     check_label_dtype,
-    measure_names,
 )
 from polars_rankmetrics.measures import parse_measures
+from polars_rankmetrics.measures.resolve import measure_names
 from polars_rankmetrics.multi import metrics
 
 ROWS_PER_PASS = 2_500_000

@@ -59,7 +59,8 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped]
 
-from polars_rankmetrics._validate import NoRelevant, check_choice, check_k, measure_names
+from polars_rankmetrics._validate import NoRelevant, check_choice, check_k
+from polars_rankmetrics.measures.resolve import measure_names
 from polars_rankmetrics.multi import metrics as metrics_expression
 
 if TYPE_CHECKING:

@@ -22,7 +22,6 @@ from polars_rankmetrics._validate import (
     check_k,
     is_bool,
     is_integral,
-    measure_names,
 )
 from polars_rankmetrics.evaluation.inputs import check_not_swapped, read_qrels, read_run
 from polars_rankmetrics.evaluation.query_sets import (
@@ -48,6 +47,7 @@ from polars_rankmetrics.evaluation.topics import (
 )
 from polars_rankmetrics.evaluation.topics import judged_only as judged_only_run
 from polars_rankmetrics.measures import Column, parse_measures
+from polars_rankmetrics.measures.resolve import measure_names
 
 Source: TypeAlias = str | Path | pl.LazyFrame | pl.DataFrame | Any
 """A run or qrels: a path (TREC file, ``.gz``, ``-``, parquet), a polars, pandas

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 if TYPE_CHECKING:
-    from polars_rankmetrics.fusion.methods import Context
+    from polars_rankmetrics.fusion.context import Context
 
 _ABSENT = 1_000_000  # ranx's position of a document a run did not retrieve
 

@@ -10,11 +10,11 @@ rank in run ``i`` and ``s_i`` its (normalised) score there.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 
 import polars as pl
 
+from polars_rankmetrics.fusion.context import Context
 from polars_rankmetrics.fusion.rank_weights import (
     borda_points,
     borda_points_unretrieved,
@@ -22,22 +22,6 @@ from polars_rankmetrics.fusion.rank_weights import (
     rbc_weight,
     rrf_weight,
 )
-
-
-@dataclass(frozen=True)
-class Context:
-    """What a method needs besides the frame: the number of runs, weights, parameters."""
-
-    n_systems: int
-    weights: tuple[float, ...] | None = None
-    params: Mapping[str, float] = field(default_factory=dict)
-
-    def weight(self) -> pl.Expr:
-        """Each row's run weight (1 without weights), outside an aggregation."""
-        if self.weights is None:
-            return pl.lit(1.0)
-        return pl.lit(pl.Series(self.weights, dtype=pl.Float64)).gather(pl.col("system"))
-
 
 Combine = Callable[[pl.LazyFrame, Context], pl.LazyFrame]
 

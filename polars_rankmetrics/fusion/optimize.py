@@ -9,9 +9,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+import polars_rankmetrics.fusion.normalization as norms
 from polars_rankmetrics.evaluation import inputs
 from polars_rankmetrics.evaluation.evaluate import evaluate
-from polars_rankmetrics.fusion import normalization as norms
+from polars_rankmetrics.fusion.context import Context
 from polars_rankmetrics.fusion.fuse import (
     RANK_BASED,
     WEIGHTED,
@@ -19,9 +20,9 @@ from polars_rankmetrics.fusion.fuse import (
     check_method,
     check_norm,
     finish,
-    normalize,
 )
-from polars_rankmetrics.fusion.methods import METHODS, Context
+from polars_rankmetrics.fusion.methods import METHODS
+from polars_rankmetrics.fusion.normalize_runs import normalize
 from polars_rankmetrics.fusion.runs import Runs, read_runs
 
 _SCALAR_GRIDS: dict[str, tuple[str, float, float, float]] = {

@@ -41,9 +41,10 @@ import math
 
 import polars as pl
 
+import polars_rankmetrics.fusion.normalization as norms
 from polars_rankmetrics.evaluation import inputs
-from polars_rankmetrics.fusion import normalization as norms
-from polars_rankmetrics.fusion.methods import Context
+from polars_rankmetrics.fusion.context import Context
+from polars_rankmetrics.fusion.normalize_runs import normalize
 from polars_rankmetrics.fusion.runs import Runs, read_runs
 
 SEGFUSE_BOUNDS = (0, *(10 * 2 ** (k - 1) - 5 for k in range(1, 11)))
@@ -62,8 +63,6 @@ def _training(
     norm: str, read: Runs, train_qrels: object, train_runs: object
 ) -> tuple[pl.LazyFrame, int]:
     """The training rows ``system, query, position, hit, depth``, and the number of queries."""
-    from polars_rankmetrics.fusion.fuse import normalize
-
     train = read if train_runs is None else read_runs(train_runs)
     if train.n_systems != read.n_systems:
         msg = (

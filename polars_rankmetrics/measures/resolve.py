@@ -33,7 +33,12 @@ from polars_rankmetrics.measures.objects import ir_measures_name
 from polars_rankmetrics.measures.peer_names import PEER_NAMES, parse_peer_name
 from polars_rankmetrics.measures.ranx_names import RANX, parse_ranx_name
 from polars_rankmetrics.measures.registry import Column
-from polars_rankmetrics.measures.trec_names import FAMILIES, NICKNAMES, parse_trec_name
+from polars_rankmetrics.measures.trec_names import (
+    FAMILIES,
+    NICKNAMES,
+    merge_pytrec_eval,
+    parse_trec_name,
+)
 
 Dialect: TypeAlias = Literal["trec_eval", "ir_measures", "ranx", "peers"]
 """The dialects of measure names, in the order they are tried."""
@@ -144,3 +149,50 @@ def parse_measure(name: str | object) -> Column:
         msg = f"measure {name!r} gives {len(names)} columns {names}; use parse_measures"
         raise ValueError(msg)
     return columns[0]
+
+
+def measure_names(measures: object, name: str = "measures") -> list[str]:
+    """The measure names of ``measures``: one name, or a non-empty list of names.
+
+    Every entry point that takes measure names reads them here, so that a bad
+    value gets one message everywhere. An ir_measures measure object
+    (``ir_measures.nDCG@10``) stands for its name
+    (:func:`~polars_rankmetrics.measures.objects.ir_measures_name`, which never
+    imports ir_measures).
+    """
+
+    def _is_ir_measure(value: object) -> bool:
+        return ir_measures_name(value) is not None
+
+    items = [measures] if isinstance(measures, str) or _is_ir_measure(measures) else measures
+    if isinstance(items, Sequence | set | frozenset) and not isinstance(items, bytes) and not items:
+        msg = f"`{name}` must name at least one measure, got {measures!r}"
+        raise ValueError(msg)
+    if (
+        isinstance(items, str | bytes | dict)
+        or not isinstance(items, Sequence | set | frozenset | tuple)
+        or not items
+    ):
+        msg = (
+            f"`{name}` must be a measure name or a non-empty list of measure names "
+            f"(strings, or ir_measures measures), got {measures!r}"
+        )
+        raise ValueError(msg)
+    names = []
+    # A set is pytrec_eval's form: its names are sorted, and a trec_eval family
+    # named with cutoffs takes only those (pytrec_eval's merging).
+    ordered = sorted(items, key=str) if isinstance(items, set | frozenset) else items
+    for item in ordered:
+        if _is_ir_measure(item):
+            names.append(str(item))
+        elif isinstance(item, str):
+            names.append(item)
+        else:
+            msg = (
+                f"`{name}` must hold measure names (strings, or ir_measures measures), "
+                f"got {item!r} ({type(item).__name__})"
+            )
+            raise ValueError(msg)
+    if isinstance(items, set | frozenset):
+        names = merge_pytrec_eval(names)
+    return names
