@@ -354,8 +354,21 @@ def evaluate(
         )
 
     by_frame: dict[str, list[pl.Expr]] = {"test": [], "list": [], "full": [], "raw": []}
+    popular: set[str] = set()  # the frames whose metrics read the popularity columns
     for spec, expr in zip(user_specs, user_exprs, strict=False):
         by_frame[_frame_of(spec)].append(expr)
+        if "train" in METRICS[spec.name].needs:
+            popular.add(_frame_of(spec))
+    if any(
+        "train" in METRICS[spec.name].needs
+        for spec in specs
+        if METRICS[spec.name].kind == "catalog"
+    ):
+        popular.add("catalog")
+
+    def joined(kind: str, frame: pl.LazyFrame) -> pl.LazyFrame:
+        return with_popularity(frame) if kind in popular else frame
+
     by_frame["full"] += user_exprs[len(user_specs) :]  # the registry's struct, AUC checks
 
     plans: list[pl.LazyFrame] = []
@@ -368,11 +381,15 @@ def evaluate(
             popularity = align_keys(ranked, popularity, "train")
         if repeats == "first":
             ranked = ranked.group_by(USER, ITEM).agg(pl.col(RANK).min())
-        listed = with_popularity(ranked.with_columns(pl.lit(False).alias(RELEVANT)))
-        sources = {"list": listed, "full": with_popularity(judged(ranked, test)), "raw": raw}
+        listed = ranked.with_columns(pl.lit(False).alias(RELEVANT))
+        sources = {
+            "list": joined("list", listed),
+            "full": joined("full", judged(ranked, test)),
+            "raw": raw,
+        }
         if test is not None:
             matched = test.join(ranked, on=[USER, ITEM], how="left")
-            sources["test"] = with_popularity(matched.with_columns(pl.lit(True).alias(RELEVANT)))
+            sources["test"] = joined("test", matched.with_columns(pl.lit(True).alias(RELEVANT)))
         parts = [
             sources[kind].group_by(USER).agg(exprs) for kind, exprs in by_frame.items() if exprs
         ]
@@ -382,7 +399,8 @@ def evaluate(
         if registry:
             per_user = per_user.unnest("__registry")
         plans.append(per_user.with_columns(pl.lit(name).alias(model)))
-        plans.append(listed.select(catalog_exprs) if catalog_exprs else pl.LazyFrame())
+        catalog_frame = joined("catalog", listed)
+        plans.append(catalog_frame.select(catalog_exprs) if catalog_exprs else pl.LazyFrame())
     collected = pl.collect_all(plans)
 
     per_users, catalog_rows = [], []
