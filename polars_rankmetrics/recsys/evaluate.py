@@ -147,18 +147,25 @@ def _catalog_expr(spec: Spec, catalog: Catalog | None) -> pl.Expr:
         assert catalog is not None
         return pl.col(ITEM).filter(pl.col(RANK).is_not_null()).n_unique() / _catalog_size(catalog)
     counts = items.value_counts(sort=False).struct.field("count").cast(pl.Float64).sort()
+    # the counts computed once: an expression naming ``counts`` several times recomputes it
+    count = pl.element()
     if spec.name == "Entropy":
-        share = counts / counts.sum()
-        return -(share * share.log(2)).sum()
+        share = count / count.sum()
+        return _over(counts, -(share * share.log(2)).sum())
     if spec.name == "Novelty":
         information = -(pl.col(ITEM_COUNT).cast(pl.Float64) / pl.col(TRAIN_ROWS)).log(2)
         return information.filter(top).fill_null(0.0).sum() / top.sum()
     # Gini over ascending counts, the never-recommended catalogue items as zeros first
-    recommended = counts.len().cast(pl.Float64)
+    recommended = count.len().cast(pl.Float64)
     zeros = pl.lit(0.0) if catalog is None else float(_catalog_size(catalog)) - recommended
     n = recommended + zeros
-    position = counts.cum_count().cast(pl.Float64) + zeros
-    return ((2 * position - n - 1) * counts).sum() / (n * counts.sum())
+    position = count.cum_count().cast(pl.Float64) + zeros
+    return _over(counts, ((2 * position - n - 1) * count).sum() / (n * count.sum()))
+
+
+def _over(values: pl.Expr, value: pl.Expr) -> pl.Expr:
+    """``value`` (written over ``pl.element()``) of ``values``, which are computed only once."""
+    return values.implode().list.eval(value).list.first()
 
 
 def _frame_metric(
