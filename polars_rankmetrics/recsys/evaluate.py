@@ -131,34 +131,64 @@ def _frame_of(spec: Spec) -> str:
     return "full"
 
 
-def _catalog_expr(spec: Spec, catalog: Catalog | None) -> pl.Expr:
-    """One value over the whole prepared frame of a model."""
+def _catalog_expr(spec: Spec, catalog: Catalog | None) -> tuple[pl.Expr | None, pl.Expr]:
+    """One value over the whole prepared frame of a model, as ``(counts, value)``.
+
+    ``counts`` (None: ``value`` reads the frame itself) is the sorted recommendation
+    counts of the items in the top ``k``, and ``value`` is written over
+    ``pl.element()``, those counts: :func:`_catalog_plan` computes the counts of
+    each ``k`` once for every metric that reads them.
+    """
     top = pl.col(RANK) <= (spec.k or 0) if spec.k is not None else pl.col(RANK).is_not_null()
-    items = pl.col(ITEM).filter(top)
+    counts = (
+        pl.col(ITEM).filter(top).value_counts(sort=False).struct.field("count").cast(pl.Float64)
+    ).sort()
+    count = pl.element()
     if spec.name == "CatalogCoverage":
-        value = items.n_unique().cast(pl.Float64)
+        value = count.len().cast(pl.Float64)  # the distinct items, null included as n_unique
         if spec.options.get("normalize"):
             if catalog is None:
                 msg = f"{spec.label!r} with normalize=true needs `catalog`"
                 raise ValueError(msg)
             value = value / _catalog_size(catalog)
-        return value
+        return counts, value
     if spec.name == "PredictionCoverage":
         assert catalog is not None
-        return pl.col(ITEM).filter(pl.col(RANK).is_not_null()).n_unique() / _catalog_size(catalog)
-    counts = items.value_counts(sort=False).struct.field("count").cast(pl.Float64).sort()
-    if spec.name == "Entropy":
+        items = pl.col(ITEM).filter(pl.col(RANK).is_not_null())
+        return None, items.n_unique() / _catalog_size(catalog)
+    if spec.name == "Entropy":  # as before: over the shared counts, a sum 1 ulp apart
         share = counts / counts.sum()
-        return -(share * share.log(2)).sum()
+        return None, -(share * share.log(2)).sum()
     if spec.name == "Novelty":
         information = -(pl.col(ITEM_COUNT).cast(pl.Float64) / pl.col(TRAIN_ROWS)).log(2)
-        return information.filter(top).fill_null(0.0).sum() / top.sum()
+        return None, information.filter(top).fill_null(0.0).sum() / top.sum()
     # Gini over ascending counts, the never-recommended catalogue items as zeros first
-    recommended = counts.len().cast(pl.Float64)
+    recommended = count.len().cast(pl.Float64)
     zeros = pl.lit(0.0) if catalog is None else float(_catalog_size(catalog)) - recommended
     n = recommended + zeros
-    position = counts.cum_count().cast(pl.Float64) + zeros
-    return ((2 * position - n - 1) * counts).sum() / (n * counts.sum())
+    position = count.cum_count().cast(pl.Float64) + zeros
+    return counts, ((2 * position - n - 1) * count).sum() / (n * count.sum())
+
+
+def _catalog_plan(
+    frame: pl.LazyFrame, exprs: Sequence[tuple[str, pl.Expr | None, pl.Expr]]
+) -> pl.LazyFrame:
+    """The catalogue metrics in two selects: the counts of each ``k`` once, then the values.
+
+    An expression that names the same counts several times (or several expressions
+    naming them) would compute them once per mention.
+    """
+    first: dict[str, pl.Expr] = {}
+    second = []
+    for label, counts, value in exprs:
+        if counts is None:
+            first[label] = value
+            second.append(pl.col(label))
+        else:
+            key = f"__counts{counts.meta.serialize(format='json')}"
+            first.setdefault(key, counts.implode())
+            second.append(pl.col(key).list.eval(value).list.first().alias(label))
+    return frame.select(**first).select(second)
 
 
 def _frame_metric(
@@ -321,7 +351,7 @@ def evaluate(
         for i, spec in enumerate(raising)
     ]
     catalog_exprs = [
-        _catalog_expr(spec, catalog).alias(spec.label)
+        (spec.label, *_catalog_expr(spec, catalog))
         for spec in specs
         if METRICS[spec.name].kind == "catalog"
     ]
@@ -400,7 +430,9 @@ def evaluate(
             per_user = per_user.unnest("__registry")
         plans.append(per_user.with_columns(pl.lit(name).alias(model)))
         catalog_frame = joined("catalog", listed)
-        plans.append(catalog_frame.select(catalog_exprs) if catalog_exprs else pl.LazyFrame())
+        plans.append(
+            _catalog_plan(catalog_frame, catalog_exprs) if catalog_exprs else pl.LazyFrame()
+        )
     collected = pl.collect_all(plans)
 
     per_users, catalog_rows = [], []

@@ -239,19 +239,21 @@ def _sorted_pairs_numpy(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame
         return None
     users = frame[USER].cast(pl.Int64).to_numpy()  # a copy (writeable) unless zero-copy
     key = np.left_shift(users, 31, out=users if users.flags.writeable else None)
-    key += frame[ITEM].cast(pl.Int64).to_numpy()  # ids < 2**62: see above
+    items = frame[ITEM].to_numpy()  # Int32/Int64: added without an Int64 copy
+    if items.dtype not in (np.int32, np.int64):  # item - item_min must fit its own dtype
+        items = frame[ITEM].cast(pl.Int64).to_numpy()
+    np.add(key, items, out=key, casting="unsafe")  # ids < 2**62: see above
     offset = ((user_min << 31) + item_min + (1 << 63)) % (1 << 64) - (1 << 63)
     key -= offset  # modulo 2**64 (numpy's int64 arrays wrap): the packed key, in [0, 2**63)
+    rows = np.bincount(items - item_min if item_min else items, minlength=span)
     key.sort()
-    new_pair = np.empty(key.shape[0], dtype=bool)
-    new_pair[0] = True
-    np.not_equal(key[1:], key[:-1], out=new_pair[1:])
-    item_of = np.empty(key.shape[0], dtype=np.int32)  # item - item_min < 2**31
-    np.bitwise_and(key, (1 << 31) - 1, out=item_of, casting="unsafe")
-    rows = np.bincount(item_of, minlength=span)
-    distinct = np.bincount(item_of[new_pair], minlength=span)
+    same = np.empty(key.shape[0] - 1, dtype=bool)  # reused: repeated pairs, then same users
+    np.equal(key[1:], key[:-1], out=same)
+    repeated = np.flatnonzero(same) + 1  # where a pair repeats the one before it
+    distinct = rows - np.bincount(np.bitwise_and(key[repeated], (1 << 31) - 1), minlength=span)
     key >>= 31  # in place: the user of each sorted pair
-    train_users = 1 + int(np.count_nonzero(key[1:] != key[:-1]))
+    np.equal(key[1:], key[:-1], out=same)
+    train_users = key.shape[0] - int(np.count_nonzero(same))
     seen = np.flatnonzero(rows)
     per_item = pl.DataFrame(
         {
