@@ -33,28 +33,65 @@ def _run(n_queries: int, per_query: int, seed: int = 0) -> object:
 
 def test_the_compiled_reader_equals_entry_by_entry() -> None:
     run = _run(40, 150)  # 6,000 entries: above COMPILED_FROM
-    sizes = [len(inner) for inner in run.run.values()]
-    assert sum(sizes) >= _ranx.COMPILED_FROM
-    assert _ranx._compiled(run.run, sizes, "score", pl.Float64) is not None
-    bulk = _ranx.ranx_frame(run.run, "score", pl.Float64)
+    assert sum(len(inner) for inner in run.run.values()) >= _ranx.COMPILED_FROM
+    bulk = _ranx._compiled(run.run, "score", pl.Float64)
+    assert bulk is not None
     assert_frame_equal(bulk, _ranx._entry_by_entry(run.run, "score", pl.Float64))
+    assert_frame_equal(_ranx.ranx_frame(run.run, "score", pl.Float64), bulk)
 
 
-def test_an_id_holding_the_separator_is_read_entry_by_entry(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    run = _run(40, 150)
-    flatten = _ranx._flatten()
+def _python(nested: dict[str, dict[str, float]], value: str, dtype: pl.DataType) -> pl.DataFrame:
+    """The frame of a plain dict, in its order: the obvious way."""
+    rows = [(query, doc, number) for query, docs in nested.items() for doc, number in docs.items()]
+    return pl.DataFrame(
+        rows, schema={"query": pl.String, "doc": pl.String, value: dtype}, orient="row"
+    )
 
-    def with_separator(nested: object) -> tuple[str, str, object]:
-        queries, docs, values = flatten(nested)
-        return queries, docs.replace("d", "\x00d", 1), values
 
-    monkeypatch.setattr(_ranx, "_flatten", lambda: with_separator)
-    sizes = [len(inner) for inner in run.run.values()]
-    assert _ranx._compiled(run.run, sizes, "score", pl.Float64) is None
-    bulk = _ranx.ranx_frame(run.run, "score", pl.Float64)
-    assert_frame_equal(bulk, _ranx._entry_by_entry(run.run, "score", pl.Float64))
+def _typed(nested: dict[str, dict[str, float]]) -> object:
+    """A typed dict with ``unicode_type`` doc ids (``Run()`` and ``add_score`` make these)."""
+    from numba import types
+    from numba.typed import Dict
+
+    outer = Dict.empty(types.unicode_type, types.DictType(types.unicode_type, types.float64))
+    for query, docs in nested.items():
+        inner = Dict.empty(types.unicode_type, types.float64)
+        for doc, score in docs.items():
+            inner[doc] = score
+        outer[query] = inner
+    return outer
+
+
+def test_ids_of_every_utf8_width_nuls_and_empty_queries() -> None:
+    # 1 to 4 UTF-8 bytes a code point, NULs inside and at the end of ids (which
+    # numpy's own view of a unicode array drops), an empty id, a query without
+    # documents; numba's unicode keys (ranx's fixed-width ones: the tests above).
+    odd = ["a\x00b", "tail\x00", "", "é", "€uro", "𝄞clef", "\x7f\x80\u07ff\u0800\uffff"]
+    nested = {
+        "q\x00": {doc: float(i) for i, doc in enumerate(odd)},
+        "empty": {},
+        **{f"q{q}€": {f"d{d}𝄞": q + d / 1000 for d in range(100)} for q in range(60)},
+    }
+    bulk = _ranx._compiled(_typed(nested), "score", pl.Float64)
+    assert bulk is not None
+    assert_frame_equal(bulk, _python(nested, "score", pl.Float64))
+    assert set(odd) <= set(bulk.get_column("doc")) and "q\x00" in set(bulk.get_column("query"))
+    assert "empty" not in set(bulk.get_column("query"))  # no rows, as read entry by entry
+
+
+def test_a_lone_surrogate_is_read_entry_by_entry() -> None:
+    nested = {"q": {"d\ud800": 1.0, **{f"d{d}": 0.5 for d in range(10)}}}
+    assert _ranx._compiled(_typed(nested), "score", pl.Float64) is None
+
+
+def test_labels_stay_exact_integers() -> None:
+    big = 2**53 + 1  # not a float64
+    labels = {str(q): {f"d{d}": big if d == 0 else d % 3 for d in range(120)} for q in range(50)}
+    bulk = _ranx._compiled(ranx.Qrels(labels).qrels, "relevance", pl.Int64)
+    assert bulk is not None
+    expected = _python(labels, "relevance", pl.Int64)
+    assert_frame_equal(bulk.sort("query", "doc"), expected.sort("query", "doc"))
+    assert bulk.get_column("relevance").max() == big
 
 
 def test_qrels_and_run_objects_read_like_their_dicts() -> None:

@@ -1,4 +1,10 @@
-"""The compiled reader of :mod:`.ranx_bulk` (imported only for a large ranx object: needs numba)."""
+"""The compiled reader of :mod:`.ranx_bulk` (imported only for a large ranx object: needs numba).
+
+Three passes, each one compiled loop: :func:`shape` measures the dict, :func:`fill`
+copies its ids into numpy unicode arrays (a plain copy of ranx's fixed-width
+keys, ``[unichr x N]``) and its values into an array, and :func:`utf8` encodes
+the ids' code points as the data and offsets of an Arrow string array.
+"""
 
 from __future__ import annotations
 
@@ -6,23 +12,87 @@ from typing import Any
 
 import numpy as np
 from numba import njit
-from numba.typed import List
 
 
 @njit(cache=True)
-def flatten(nested: Any) -> Any:  # pragma: no cover (compiled)
-    """The query ids and the doc ids, each joined by NUL, and the values as float64."""
+def shape(nested: Any) -> tuple[int, int, int]:  # pragma: no cover (compiled)
+    """The number of entries, and the longest doc id and query id (at least 1)."""
     total = 0
+    doc_width = 1
+    query_width = 1
     for query in nested:
-        total += len(nested[query])
-    values = np.empty(total, dtype=np.float64)
-    queries = List()
-    docs = List()
+        query_width = max(query_width, len(query))
+        inner = nested[query]
+        total += len(inner)
+        for doc in inner.keys():
+            doc_width = max(doc_width, len(doc))
+    return total, doc_width, query_width
+
+
+@njit(cache=True)
+def fill(
+    nested: Any,
+    queries: Any,
+    query_lengths: Any,
+    sizes: Any,
+    docs: Any,
+    doc_lengths: Any,
+    values: Any,
+) -> None:  # pragma: no cover (compiled)
+    """Each query id, its length and its number of entries; each doc id, its length, its value."""
     i = 0
+    q = 0
     for query in nested:
-        queries.append(query)
-        for doc, number in nested[query].items():
-            docs.append(doc)
+        queries[q] = query
+        query_lengths[q] = len(query)
+        inner = nested[query]
+        sizes[q] = len(inner)
+        for doc, number in inner.items():
+            docs[i] = doc
+            doc_lengths[i] = len(doc)
             values[i] = number
             i += 1
-    return "\x00".join(queries), "\x00".join(docs), values
+        q += 1
+
+
+@njit(cache=True)
+def utf8(codes: Any, lengths: Any) -> tuple[Any, Any, bool]:  # pragma: no cover (compiled)
+    """The UTF-8 bytes and the offsets of each row's first ``lengths`` code points.
+
+    False where a code point is a lone surrogate (no UTF-8 for it).
+    """
+    n = codes.shape[0]
+    size = 0
+    for i in range(n):
+        for j in range(lengths[i]):
+            c = codes[i, j]
+            if 0xD800 <= c <= 0xDFFF:
+                return np.empty(0, np.uint8), np.empty(0, np.int64), False
+            size += 1 if c < 0x80 else 2 if c < 0x800 else 3 if c < 0x10000 else 4
+    data = np.empty(size, np.uint8)
+    offsets = np.empty(n + 1, np.int64)
+    offsets[0] = 0
+    k = 0
+    for i in range(n):
+        for j in range(lengths[i]):
+            c = codes[i, j]
+            if c < 0x80:
+                data[k] = c
+                k += 1
+            elif c < 0x800:
+                data[k] = 0xC0 | (c >> 6)
+                data[k + 1] = 0x80 | (c & 0x3F)
+                k += 2
+            elif c < 0x10000:
+                data[k] = 0xE0 | (c >> 12)
+                data[k + 1] = 0x80 | ((c >> 6) & 0x3F)
+                data[k + 2] = 0x80 | (c & 0x3F)
+                k += 3
+            else:
+                data[k] = 0xF0 | (c >> 18)
+                data[k + 1] = 0x80 | ((c >> 12) & 0x3F)
+                data[k + 2] = 0x80 | ((c >> 6) & 0x3F)
+                data[k + 3] = 0x80 | (c & 0x3F)
+                k += 4
+        offsets[i + 1] = k
+    return data, offsets, True
