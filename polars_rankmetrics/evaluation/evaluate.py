@@ -23,7 +23,12 @@ from polars_rankmetrics._validate import (
     is_bool,
     is_integral,
 )
-from polars_rankmetrics.evaluation.inputs import check_not_swapped, read_qrels, read_run
+from polars_rankmetrics.evaluation.inputs import (
+    check_not_swapped,
+    read_qrels,
+    read_run,
+    unique_pairs,
+)
 from polars_rankmetrics.evaluation.query_sets import (
     SCORES_MISSING,
     QuerySet,
@@ -388,7 +393,8 @@ def evaluate(
     run_frame = run_frame.with_columns(pl.col("score").cast(pl.Float64).fill_nan(None))
     if any((tie_break == "tool" and c.order == "input") for c in parsed) or tie_break == "input":
         run_frame = run_frame.with_row_index(ROW)
-    _check_unique(qrels_frame, "qrels")
+    if diversity or not unique_pairs(qrels):  # ranx's dicts cannot repeat a pair
+        _check_unique(qrels_frame, "qrels")
     run_id = ""
     if "run_id" in run_frame.columns:
         last = run_frame.get_column("run_id")[-1]
@@ -405,7 +411,8 @@ def evaluate(
     topics = qrels_frame.get_column("query").unique()
     ranked = run_frame.drop("run_id", strict=False).filter(pl.col("query").is_in(topics.implode()))
     # Only the judged topics: trec_eval never looks at the others (nor does the CLI).
-    _check_unique(ranked, "run")
+    if not unique_pairs(run):
+        _check_unique(ranked, "run")
     if scores_missing:
         ranked = _placeholders(ranked, missing)
     ranked = truncate(ranked, max_per_query)

@@ -215,6 +215,16 @@ def _is_ranx(obj: object) -> bool:
     return type(obj).__module__.startswith("ranx.") and type(obj).__name__ in ("Qrels", "Run")
 
 
+def unique_pairs(source: object) -> bool:
+    """Whether ``source`` lists each (query, document) once by construction.
+
+    True for ranx's ``Qrels`` and ``Run``: the keys of typed dicts of dicts, read
+    as the same strings (a plain dict is not: ``1`` and ``'1'`` both read as
+    ``'1'``). Its duplicate check can be skipped.
+    """
+    return _is_ranx(source)
+
+
 def _from_records(records: Iterable[Any], side: Side) -> pl.LazyFrame:
     """ir_datasets' (and ir_measures') namedtuples: ``query_id, doc_id, relevance|score``."""
     iterator = iter(records)

@@ -20,7 +20,7 @@ import polars as pl
 if TYPE_CHECKING:
     from polars._typing import PolarsDataType
 
-COMPILED_FROM = 5_000
+COMPILED_FROM = 1_000
 """Entries from which the compiled reader is used."""
 
 
