@@ -1,0 +1,174 @@
+"""``python -m benchmarks.profile_metrics``: where ``metrics()``' time goes, step by step.
+
+The six benchmark measures (``benchmarks.contenders.MEASURES``) in one
+``group_by("query").agg(rm.metrics(...))`` are cut into the steps of their
+plan, each timed as its own ``group_by`` over the same frame (best of
+``--repeat``; CPU = user + system seconds of every thread of this process, the
+work done whatever the load):
+
+- the grouped sort (the floor of every ratio);
+- the labels' sort code gathered per group without sorting, then the sort stage
+  itself (the code sorted by the score, NaN as null, cast to Float64);
+- the staged frame: the sorted list wrapped in a list of one and one
+  ``list.eval`` holding a single constant aggregate (the fixed cost of staging);
+- each of the other per-list aggregates added alone to that frame (its
+  marginal cost), then all ten at once, then the whole expression with the
+  measures' ``struct.eval``.
+
+The steps are taken from the serialised expression of ``rm.metrics`` (its
+``list.eval`` and the aggregates in it), so they are the code that runs, not a
+copy of it. Per-list fixed costs show up as the difference between two sizes
+with the same number of rows (100,000 lists of 100 and 1,000,000 lists of 10).
+
+Examples
+--------
+::
+
+    python -m benchmarks.profile_metrics --sizes 100000x100 1000000x10 --threads 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import io
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+_NAN = {"Literal": {"Dyn": {"Float": None}}}
+"""A NaN literal as polars writes it in JSON (``null``), which it cannot read back."""
+_ZERO = {"Literal": {"Dyn": {"Float": 0.0}}}
+_ZERO_BY_ZERO = {"BinaryExpr": {"left": _ZERO, "op": "TrueDivide", "right": _ZERO}}
+
+
+def _readable(tree: Any) -> Any:
+    """``tree`` with each NaN literal written as ``0.0 / 0.0`` (NaN, folded by the optimiser)."""
+    if tree == _NAN:
+        return copy.deepcopy(_ZERO_BY_ZERO)
+    if isinstance(tree, dict):
+        return {key: _readable(value) for key, value in tree.items()}
+    if isinstance(tree, list):
+        return [_readable(value) for value in tree]
+    return tree
+
+
+def _parts(measures: list[str]) -> tuple[Any, Any, dict[str, Any], list[Any]]:
+    """The JSON of the whole expression, its sort stage, its ``list.eval``, its aggregates."""
+    import polars_rankmetrics as rm
+
+    text = rm.metrics("relevance", measures, by="score").meta.serialize(format="json")
+    whole = _readable(json.loads(text))
+    get = whole["StructEval"]["expr"]["Function"]
+    staged = get["input"][0]["Eval"]
+    sort_stage = staged["expr"]["Agg"]["Implode"]["input"]["Agg"]["Implode"]["input"]
+    aggregates = staged["evaluation"]["Function"]["input"]
+    return whole, sort_stage, get, aggregates
+
+
+def _expr(tree: Any) -> Any:
+    import polars as pl
+
+    return pl.Expr.deserialize(io.StringIO(json.dumps(tree)), format="json")
+
+
+def _with_aggregates(get: dict[str, Any], aggregates: list[Any]) -> Any:
+    """``list.eval(as_struct(aggregates)).list.get(0)``: the staged frame with these only."""
+    tree = {"Function": copy.deepcopy(get)}
+    tree["Function"]["input"][0]["Eval"]["evaluation"]["Function"]["input"] = aggregates
+    return _expr(tree)
+
+
+def _label(aggregate: Any) -> str:
+    text = str(_expr(aggregate))
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+def steps(measures: list[str]) -> list[tuple[str, Any]]:
+    """``(label, expression)`` of each step, in the order of the plan."""
+    import polars as pl
+
+    whole, sort_stage, get, aggregates = _parts(measures)
+    code = sort_stage["Cast"]["expr"]["SortBy"]["expr"]
+    constant = aggregates[1]  # `list.len() * 0 + 10`: P@10's denominator, no list pass
+    result = [
+        (
+            "grouped sort (floor)",
+            pl.col("relevance").sort_by("score", descending=True, nulls_last=True),
+        ),
+        ("sort code per group, unsorted", _expr(code)),
+        ("sort stage (code sorted by score, cast)", _expr(sort_stage)),
+        ("staged frame, one constant aggregate", _with_aggregates(get, [constant])),
+    ]
+    for index, aggregate in enumerate(aggregates):
+        if aggregate is not constant:
+            label = f"+ aggregate {index}: {_label(aggregate)}"
+            result.append((label, _with_aggregates(get, [constant, aggregate])))
+    result.append(("all ten aggregates (no struct.eval)", _with_aggregates(get, aggregates)))
+    result.append(("metrics(), 6 measures (with struct.eval)", _expr(whole)))
+    return result
+
+
+def profile(glob: str, repeat: int, measures: list[str]) -> list[tuple[str, float, float]]:
+    """``(label, best CPU s, best wall s)`` of each step on the frame of ``glob``."""
+    import polars as pl
+
+    import polars_rankmetrics as rm
+
+    frame = pl.read_parquet(glob, columns=["query", "score", "relevance"])
+    # The rebuilt expression gives metrics()' values, bit for bit (first 200k rows).
+    head = frame.head(200_000).lazy().group_by("query")
+    rebuilt = head.agg(steps(measures)[-1][1].alias("m")).sort("query").collect()
+    original = head.agg(rm.metrics("relevance", measures, by="score").alias("m"))
+    assert rebuilt.equals(original.sort("query").collect()), "rebuilt expression differs"
+    rows = []
+    for label, expression in steps(measures):
+        query = frame.lazy().group_by("query").agg(expression.alias("x"))
+        query.collect()  # warm-up
+        cpu = wall = float("inf")
+        for _ in range(repeat):
+            started, started_cpu = time.perf_counter(), time.process_time()
+            query.collect()
+            wall = min(wall, time.perf_counter() - started)
+            cpu = min(cpu, time.process_time() - started_cpu)
+        rows.append((label, cpu, wall))
+        print(f"  {label}: CPU {cpu:.3f} s, wall {wall:.3f} s", flush=True)
+    return rows
+
+
+def main() -> None:
+    """Parse the arguments, set the thread count, print one table per size."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", nargs="+", default=["100000x100", "1000000x10"])
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--data-dir", type=Path, default=Path(__file__).parent / "data")
+    args = parser.parse_args()
+    os.environ["POLARS_MAX_THREADS"] = str(args.threads)  # before polars is imported
+
+    import polars as pl
+
+    from benchmarks.contenders import MEASURES
+    from benchmarks.data import parse_size, write_dataset
+
+    print(
+        f"polars {pl.__version__}, {pl.thread_pool_size()} thread(s), "
+        f"load average {os.getloadavg()[0]:.1f}; best of {args.repeat}"
+    )
+    for size in args.sizes:
+        n_queries, docs = parse_size(size)
+        glob = str(write_dataset(args.data_dir, n_queries, docs))
+        print(f"{n_queries:,} queries x {docs} rows:")
+        rows = profile(glob, args.repeat, list(MEASURES))
+        floor, staged = rows[0][1], rows[3][1]
+        print("\n| step | CPU s | x floor | over the staged frame |\n|---|---:|---:|---:|")
+        for index, (label, cpu, _) in enumerate(rows):
+            extra = f"{cpu - staged:+.3f}" if index > 3 else ""
+            print(f"| {label} | {cpu:.3f} | {cpu / floor:.2f} | {extra} |")
+        print(f"\nload average {os.getloadavg()[0]:.1f} at the end\n", flush=True)
+
+
+if __name__ == "__main__":
+    main()
