@@ -102,3 +102,40 @@ def test_qrels_and_run_objects_read_like_their_dicts() -> None:
     assert_frame_equal(read_qrels(qrels), read_qrels(qrels.to_dict()))
     assert_frame_equal(read_run(run), read_run(run.to_dict()))
     assert read_qrels(qrels).schema["relevance"] == pl.Int64
+
+
+def test_the_run_order_of_a_ranx_run_is_ranx_order_of_tied_scores() -> None:
+    # ranx ranks tied scores in its Run's order (its own sort, not a documented
+    # rule); read in bulk, that order is the frame's, so tie_break="input"
+    # reproduces ranx.evaluate on tied scores, where trec_eval's order need not.
+    import warnings
+
+    import polars_rankmetrics as rm
+
+    rng = random.Random(5)
+    scores = {
+        str(q): {f"d{d}": round(rng.random(), 1) for d in range(rng.randrange(40, 80))}
+        for q in range(30)
+    }  # one decimal: many ties; above COMPILED_FROM entries in all
+    labels = {
+        query: {doc: rng.randrange(0, 3) for doc in list(docs)[:25] if rng.random() < 0.6}
+        for query, docs in scores.items()
+    }
+    labels = {query: docs for query, docs in labels.items() if any(docs.values())}
+    scores = {query: scores[query] for query in labels}
+    names = ["map", "ndcg@10", "precision@5", "recall@20", "mrr"]
+    qrels, run = ranx.Qrels(labels), ranx.Run(scores)
+    assert sum(len(docs) for docs in scores.values()) >= _ranx.COMPILED_FROM
+    with warnings.catch_warnings():  # numba's own type-safety chatter inside ranx
+        warnings.simplefilter("ignore")
+        theirs = ranx.evaluate(qrels, run, names, return_mean=False)
+    by_row = rm.evaluate(qrels, run, names, tie_break="input").per_query
+    by_doc = rm.evaluate(qrels, run, names).per_query
+    order = {query: index for index, query in enumerate(run.get_query_ids())}
+    for frame, exact in ((by_row, True), (by_doc, False)):
+        frame = frame.sort(pl.col("query").replace_strict(order))
+        differences = [
+            max(abs(a - b) for a, b in zip(frame.get_column(name), theirs[name], strict=True))
+            for name in names
+        ]
+        assert (max(differences) < 1e-12) == exact, differences
