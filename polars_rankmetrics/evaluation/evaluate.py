@@ -319,10 +319,11 @@ def evaluate(
         ir_measures' names computed by pytrec_eval or gdeval), ascending for
         ir_measures' ``RR@k`` and ``Judged@k``, in the run's order for
         ir_measures' ``RBP``; ranx leaves the order unspecified, so its names
-        take trec_eval's. Ascending too for the diversity names of ir_measures
-        and ndeval (pyndeval's order) and ``Compat``; the run's order for the
-        C/W/L names (``INST``, ``INST-T=1.0``, ...). Otherwise that order for
-        every measure.
+        take trec_eval's (given a ranx ``Run``, ``'input'`` is the order ranx
+        itself ranks it in: the Run's own). Ascending too for the diversity
+        names of ir_measures and ndeval (pyndeval's order) and ``Compat``; the
+        run's order for the C/W/L names (``INST``, ``INST-T=1.0``, ...).
+        Otherwise that order for every measure.
     judged_only
         Drop the unjudged documents (not in the qrels, or with a negative label)
         of each query after ``max_per_query`` (trec_eval ``-J``).
