@@ -78,7 +78,7 @@ def _strings(name: str, ids: Any, lengths: Any) -> pl.Series | None:
     numpy's own view of the array would drop); None for a lone surrogate.
     """
     import numpy as np
-    import pyarrow as pa
+    import pyarrow as pa  # type: ignore[import-untyped]
 
     width = ids.dtype.itemsize // 4
     codes = ids.view(np.uint32).reshape(len(ids), width)
