@@ -80,9 +80,7 @@ if TYPE_CHECKING:
     from polars_rankmetrics.metrics import (
         alpha_dcg_at_k,
         alpha_ndcg_at_k,
-        ap_at_k,
         ap_ia,
-        average_precision,
         binned_pr_curve,
         bpm,
         compatibility,
@@ -111,13 +109,14 @@ if TYPE_CHECKING:
         r_precision,
         recall_at_fixed_precision,
         recall_at_k,
-        reciprocal_rank,
         roc_auc,
         subtopic_recall_at_k,
         tbg,
         threshold_average_precision,
         u_measure,
     )
+    from polars_rankmetrics.metrics.average_precision import ap_at_k, average_precision
+    from polars_rankmetrics.metrics.reciprocal_rank import reciprocal_rank
     from polars_rankmetrics.multi import metrics
     from polars_rankmetrics.parquet import evaluate_parquet
     from polars_rankmetrics.trec import (
