@@ -3,8 +3,8 @@
 The six benchmark measures (``benchmarks.contenders.MEASURES``) in one
 ``group_by("query").agg(rm.metrics(...))`` are cut into the steps of their
 plan, each timed as its own ``group_by`` over the same frame (best of
-``--repeat``; CPU = user + system seconds of every thread of this process, the
-work done whatever the load):
+``--repeat``, the steps taken in turn; CPU = user + system seconds of every
+thread of this process, the work done whatever the load):
 
 - the grouped sort (the floor of every ratio);
 - the labels' sort code gathered per group without sorting, then the sort stage
@@ -123,18 +123,23 @@ def profile(glob: str, repeat: int, measures: list[str]) -> list[tuple[str, floa
     rebuilt = head.agg(steps(measures)[-1][1].alias("m")).sort("query").collect()
     original = head.agg(rm.metrics("relevance", measures, by="score").alias("m"))
     assert rebuilt.equals(original.sort("query").collect()), "rebuilt expression differs"
-    rows = []
-    for label, expression in steps(measures):
-        query = frame.lazy().group_by("query").agg(expression.alias("x"))
+    queries = [
+        (label, frame.lazy().group_by("query").agg(expression.alias("x")))
+        for label, expression in steps(measures)
+    ]
+    for _, query in queries:
         query.collect()  # warm-up
-        cpu = wall = float("inf")
-        for _ in range(repeat):
+    cpu = [float("inf")] * len(queries)
+    wall = [float("inf")] * len(queries)
+    for _ in range(repeat):  # round robin: a change of load hits every step alike
+        for index, (_, query) in enumerate(queries):
             started, started_cpu = time.perf_counter(), time.process_time()
             query.collect()
-            wall = min(wall, time.perf_counter() - started)
-            cpu = min(cpu, time.process_time() - started_cpu)
-        rows.append((label, cpu, wall))
-        print(f"  {label}: CPU {cpu:.3f} s, wall {wall:.3f} s", flush=True)
+            wall[index] = min(wall[index], time.perf_counter() - started)
+            cpu[index] = min(cpu[index], time.process_time() - started_cpu)
+    rows = [(label, cpu[i], wall[i]) for i, (label, _) in enumerate(queries)]
+    for label, best_cpu, best_wall in rows:
+        print(f"  {label}: CPU {best_cpu:.3f} s, wall {best_wall:.3f} s", flush=True)
     return rows
 
 
