@@ -243,7 +243,12 @@ def _per_list(value: pl.Expr) -> pl.Expr:
         (values,) = inputs
         for reduction in _REDUCTIONS:
             if value.meta.eq(getattr(values, reduction)()):
-                reduced: pl.Expr = getattr(pl.element().list.eval(values).list, reduction)()
+                listed = pl.element().list.eval(values).list
+                if reduction == "any":
+                    # polars 2.1's `list.any()` is a `list.agg` (a call per list); a
+                    # count of the true values is a list reduction: the same Booleans.
+                    return listed.sum() > 0
+                reduced: pl.Expr = getattr(listed, reduction)()
                 return reduced
     summed = _summed_in_order(value)
     if summed is not None:
