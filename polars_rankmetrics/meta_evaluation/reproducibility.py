@@ -82,8 +82,10 @@ REPRO_MEASURES: tuple[str, ...] = (
 def _positions(run: object, trim: int | None, name: str) -> pl.DataFrame:
     """``query, doc, pos`` (1-based, trec_eval's order), cut to ``trim``."""
     frame = read_run(run).select("query", "doc", "score")
-    twice = frame.filter(pl.struct("query", "doc").is_duplicated())
-    if twice.height:
+    # A count of distinct documents per query first: a fraction of a check per row.
+    repeats = frame.group_by("query").agg(pl.col("doc").n_unique() != pl.len())
+    if repeats.get_column("doc").any():
+        twice = frame.filter(pl.struct("query", "doc").is_duplicated()).sort("query", "doc")
         query, doc = twice.row(0)[:2]
         msg = f"`{name}` lists document {doc!r} twice for query {query!r}"
         raise ValueError(msg)
@@ -183,7 +185,7 @@ def ktu(original: object, reproduced: object, *, depth: int = 1000) -> pl.DataFr
 
 
 def _ktu(first: pl.DataFrame, second: pl.DataFrame, depth: int) -> pl.DataFrame:
-    """KTU from ``query, doc, pos`` frames."""
+    """KTU from ``query, doc, pos`` frames sorted by query, then position (:func:`_positions`)."""
     _check_topics(first, second)
     lengths = (
         second.group_by("query")
@@ -194,31 +196,27 @@ def _ktu(first: pl.DataFrame, second: pl.DataFrame, depth: int) -> pl.DataFrame:
     # Kendall's tau compares x with x and y with y, never x with y: a document's
     # position in the union of both rankings orders the pairs of one side as its
     # rank among that side's own documents does.
+    lengths = lengths.sort("query")
     coded = [
-        side.join(lengths.select("query", "n"), on="query")
+        side.join(lengths.select("query", "n"), on="query", maintain_order="left")
         .filter(pl.col("pos") <= pl.col("n"))
-        .select("query", "pos", code=pl.col("doc").rank("ordinal").over("query").cast(pl.Int64))
+        .select(code=pl.col("doc").rank("ordinal").over("query").cast(pl.Int64))
+        .get_column("code")
+        .to_numpy()
         for side in (first, second)
     ]
-    paired = (
-        coded[0]
-        .join(coded[1], on=["query", "pos"], suffix="_rep")
-        .sort("query", "code")
-        .group_by("query", maintain_order=True)
-        .agg(pl.col("code_rep"), n=pl.len())
-    )
-    n = paired["n"].to_numpy().astype(np.int64)
+    # Both sides hold, query by query (sorted), the positions 1..n in order: their
+    # rows pair up as they stand. Each original code is a column of its query's row.
+    n = lengths.get_column("n").to_numpy().astype(np.int64)
     width = int(n.max()) if n.size else 0
-    sequences = np.zeros((paired.height, width), dtype=np.int64)
-    flat = paired["code_rep"].explode().to_numpy().astype(np.int64)
-    rows = np.repeat(np.arange(paired.height), n)
-    columns = np.arange(flat.size) - np.repeat(np.cumsum(n) - n, n)
-    sequences[rows, columns] = flat
+    sequences = np.zeros((lengths.height, width), dtype=np.int64)
+    rows = np.repeat(np.arange(lengths.height), n)
+    sequences[rows, coded[0] - 1] = coded[1]
     discordant = _inversions(sequences, n)
     pairs = n * (n - 1) / 2.0
     with np.errstate(invalid="ignore", divide="ignore"):
         tau = np.where(n >= 2, 1.0 - 2.0 * discordant / pairs, np.nan)
-    return paired.select("query").with_columns(ktu=pl.Series(tau)).sort("query")
+    return lengths.select("query").with_columns(ktu=pl.Series(tau, dtype=pl.Float64))
 
 
 def rbo_truncated(
