@@ -246,5 +246,29 @@ def test_a_document_twice_is_refused_naming_it() -> None:
     frame = pl.DataFrame(
         {"query": ["q", "q", "q"], "doc": ["a", "b", "a"], "score": [1.0, 2.0, 3.0]}
     )
-    with pytest.raises(ValueError, match="`reproduced` lists document 'a' twice for query 'q'"):
+    with pytest.raises(
+        ValueError, match="`reproduced` lists document 'a' more than once for query 'q'"
+    ):
         ktu(twice, frame)
+
+
+@pytest.mark.parametrize("bad_score", [0.7, None, float("nan")])
+def test_scores_of_cut_runs_equal_evaluate_with_max_per_query(bad_score: float | None) -> None:
+    # The cut run is evaluated as is where every score is a number; else evaluate() cuts it.
+    import polars_rankmetrics as rm
+    from polars_rankmetrics.meta_evaluation.reproducibility import _positions, _scores
+
+    qrels = {"q1": {"a": 1, "c": 2, "d": 1}, "q2": {"x": 1, "y": 0}}
+    run = pl.DataFrame(
+        {
+            "query": ["q1"] * 4 + ["q2"] * 3,
+            "doc": ["a", "b", "c", "d", "x", "y", "z"],
+            "score": [0.5, bad_score, 0.5, 0.1, 0.2, 0.3, 0.1],
+        }
+    )
+    names = ("AP", "P@2", "nDCG", "R@1")
+    expected = rm.evaluate(qrels, run, list(names), max_per_query=2).per_query.sort("query")
+    mine = _scores(qrels, run, _positions(run, 2, "run"), names, 2)
+    assert mine.to_dicts() == expected.to_dicts()
+    result = reproduce(qrels, run, run, measures=names, trim=2)
+    assert result.per_measure["rmse"].to_list() == [0.0] * 4

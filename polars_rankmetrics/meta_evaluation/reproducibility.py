@@ -80,21 +80,21 @@ REPRO_MEASURES: tuple[str, ...] = (
 
 
 def _positions(run: object, trim: int | None, name: str) -> pl.DataFrame:
-    """``query, doc, pos`` (1-based, trec_eval's order), cut to ``trim``."""
+    """``query, doc, score, pos`` (1-based, trec_eval's order), cut to ``trim``."""
     frame = read_run(run).select("query", "doc", "score")
     # A count of distinct documents per query first: a fraction of a check per row.
     repeats = frame.group_by("query").agg(pl.col("doc").n_unique() != pl.len())
     if repeats.get_column("doc").any():
         twice = frame.filter(pl.struct("query", "doc").is_duplicated()).sort("query", "doc")
         query, doc = twice.row(0)[:2]
-        msg = f"`{name}` lists document {doc!r} twice for query {query!r}"
+        msg = f"`{name}` lists document {doc!r} more than once for query {query!r}"
         raise ValueError(msg)
     ranked = frame.sort(["query", "score", "doc"], descending=[False, True, True]).with_columns(
         pos=pl.int_range(1, pl.len() + 1).over("query")
     )
     if trim is not None:
         ranked = ranked.filter(pl.col("pos") <= trim)
-    return ranked.select("query", "doc", "pos")
+    return ranked.select("query", "doc", "score", "pos")
 
 
 def _check_topics(original: pl.DataFrame, reproduced: pl.DataFrame) -> None:
@@ -308,11 +308,28 @@ class Reproduction:
 
 
 def _scores(
-    qrels: object, run: object, measures: tuple[str, ...], trim: int | None
+    qrels: object,
+    run: pl.DataFrame,
+    ranked: pl.DataFrame,
+    measures: tuple[str, ...],
+    trim: int | None,
 ) -> pl.DataFrame:
+    """The topic scores of ``run``; ``ranked`` is it cut to ``trim`` by :func:`_positions`.
+
+    Where every score is a number (no null, no NaN), ``_positions`` orders and
+    cuts the run as ``evaluate(max_per_query=trim)`` does (trec_eval's order),
+    so the cut run is evaluated without cutting it again (a sort of the run
+    less); otherwise the run itself, with ``max_per_query``.
+    """
     from polars_rankmetrics.evaluation.evaluate import evaluate
 
-    return evaluate(qrels, run, list(measures), max_per_query=trim).per_query.sort("query")
+    score = run.get_column("score")
+    numbers = score.null_count() == 0 and not (score.dtype.is_float() and score.is_nan().any())
+    if numbers and trim is not None:
+        source, cut = ranked.select("query", "doc", "score"), None
+    else:
+        source, cut = run, trim
+    return evaluate(qrels, source, list(measures), max_per_query=cut).per_query.sort("query")
 
 
 def _t_test_p(first: FloatArray, second: FloatArray, *, paired: bool) -> FloatArray:
@@ -468,13 +485,13 @@ def reproduce(
     for name, first_source, second_source in pairs:
         # Each file is parsed once; evaluate() and the rankings read the frames.
         first, second = read_run(first_source), read_run(second_source)
-        first_scores = _scores(qrels, first, measures, trim)
-        second_scores = _scores(reproduced_qrels, second, measures, trim)
+        ranked_first = _positions(first, trim, "original")
+        ranked_second = _positions(second, trim, "reproduced")
+        first_scores = _scores(qrels, first, ranked_first, measures, trim)
+        second_scores = _scores(reproduced_qrels, second, ranked_second, measures, trim)
         scores[name] = (first_scores, second_scores)
         if not replication:
             _same_topics(first_scores, second_scores, "a reproduction")
-            ranked_first = _positions(first, trim, "original")
-            ranked_second = _positions(second, trim, "reproduced")
             topic = _ktu(ranked_first, ranked_second, depth).join(
                 _rbo_truncated(ranked_first, ranked_second, p, depth),
                 on="query",
