@@ -187,23 +187,31 @@ def ktu(original: object, reproduced: object, *, depth: int = 1000) -> pl.DataFr
 def _ktu(first: pl.DataFrame, second: pl.DataFrame, depth: int) -> pl.DataFrame:
     """KTU from ``query, doc, pos`` frames sorted by query, then position (:func:`_positions`)."""
     _check_topics(first, second)
+    counts = [side.group_by("query").agg(pl.len()) for side in (first, second)]
     lengths = (
-        second.group_by("query")
-        .agg(n_rep=pl.len())
-        .join(first.group_by("query").agg(n_orig=pl.len()), on="query")
+        counts[1]
+        .rename({"len": "n_rep"})
+        .join(counts[0].rename({"len": "n_orig"}), on="query")
         .with_columns(n=pl.min_horizontal("n_rep", "n_orig", pl.lit(depth)))
+        .sort("query")
     )
+
+    def compared(side: pl.DataFrame, count: pl.DataFrame, column: str) -> pl.DataFrame:
+        """The side's rows of the compared topics and positions (itself when that is all)."""
+        if count.height == lengths.height and lengths[column].equals(lengths["n"]):
+            return side
+        kept = side.join(lengths.select("query", "n"), on="query", maintain_order="left")
+        return kept.filter(pl.col("pos") <= pl.col("n"))
+
     # Kendall's tau compares x with x and y with y, never x with y: a document's
     # position in the union of both rankings orders the pairs of one side as its
     # rank among that side's own documents does.
-    lengths = lengths.sort("query")
     coded = [
-        side.join(lengths.select("query", "n"), on="query", maintain_order="left")
-        .filter(pl.col("pos") <= pl.col("n"))
+        compared(side, count, column)
         .select(code=pl.col("doc").rank("ordinal").over("query").cast(pl.Int64))
         .get_column("code")
         .to_numpy()
-        for side in (first, second)
+        for side, count, column in zip((first, second), counts, ("n_orig", "n_rep"), strict=True)
     ]
     # Both sides hold, query by query (sorted), the positions 1..n in order: their
     # rows pair up as they stand. Each original code is a column of its query's row.
