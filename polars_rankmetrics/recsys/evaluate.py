@@ -42,6 +42,14 @@ from polars_rankmetrics.recsys.history import (
     recommenders_serendipity,
 )
 from polars_rankmetrics.recsys.names import METRICS, Spec, parse
+from polars_rankmetrics.recsys.packed import (
+    distinct_pairs,
+    has_repeats,
+    popularity_gather,
+    ranked_pairs,
+    ranks_of,
+    sorted_item_counts,
+)
 
 if TYPE_CHECKING:
     import altair
@@ -171,24 +179,39 @@ def _catalog_expr(spec: Spec, catalog: Catalog | None) -> tuple[pl.Expr | None, 
 
 
 def _catalog_plan(
-    frame: pl.LazyFrame, exprs: Sequence[tuple[str, pl.Expr | None, pl.Expr]]
+    frame: pl.LazyFrame,
+    exprs: Sequence[tuple[str, int | None, pl.Expr | None, pl.Expr]],
+    lists: pl.DataFrame | None = None,
 ) -> pl.LazyFrame:
     """The catalogue metrics in two selects: the counts of each ``k`` once, then the values.
 
     An expression that names the same counts several times (or several expressions
-    naming them) would compute them once per mention.
+    naming them) would compute them once per mention. With ``lists`` (the model's
+    ``user, item, rank`` in memory), the counts come from
+    :func:`~.packed.sorted_item_counts` where it applies (the same counts).
     """
     first: dict[str, pl.Expr] = {}
+    counted: dict[str, pl.Series] = {}
     second = []
-    for label, counts, value in exprs:
+    for label, k, counts, value in exprs:
         if counts is None:
             first[label] = value
             second.append(pl.col(label))
-        else:
-            key = f"__counts{counts.meta.serialize(format='json')}"
-            first.setdefault(key, counts.implode())
-            second.append(pl.col(key).list.eval(value).list.first().alias(label))
-    return frame.select(**first).select(second)
+            continue
+        key = f"__counts{k}"
+        if key not in first and key not in counted:
+            fast = None if lists is None else sorted_item_counts(lists, k)
+            if fast is None:
+                first[key] = counts.implode()
+            else:
+                counted[key] = fast
+        second.append(pl.col(key).list.eval(value).list.first().alias(label))
+    if not counted:
+        return frame.select(**first).select(second)
+    known = pl.DataFrame({key: [series] for key, series in counted.items()}).lazy()
+    if first:
+        known = pl.concat([frame.select(**first), known], how="horizontal")
+    return known.select(second)
 
 
 def _frame_metric(
@@ -351,20 +374,20 @@ def evaluate(
         for i, spec in enumerate(raising)
     ]
     catalog_exprs = [
-        (spec.label, *_catalog_expr(spec, catalog))
+        (spec.label, spec.k, *_catalog_expr(spec, catalog))
         for spec in specs
         if METRICS[spec.name].kind == "catalog"
     ]
 
-    models = {  # each model's lists read once, into memory
-        name: recommendations(frame, f"reco[{name!r}]").collect().lazy()
+    lists = {  # each model's lists read once, into memory
+        name: recommendations(frame, f"reco[{name!r}]").collect()
         for name, frame in _models(reco, model).items()
     }
-    test = (
-        None
-        if interactions is None
-        else interactions_table(interactions, "interactions").collect().lazy()
-    )
+    models = {name: frame.lazy() for name, frame in lists.items()}
+    test = None
+    if interactions is not None:
+        pairs = interactions_table(interactions, "interactions", unique=False).collect()
+        test = distinct_pairs(pairs).lazy()
     popularity = totals = None
     if train is not None:
         popularity, totals = train_statistics(
@@ -373,14 +396,25 @@ def evaluate(
             head_by=head_by,
             distinct_users=bool({"MeanInvUserFreq", "EPC"} & names),
         )
+        popularity = popularity.collect().lazy()
+        totals = totals.collect().lazy()
 
     def with_popularity(frame: pl.LazyFrame) -> pl.LazyFrame:
         if popularity is None or totals is None:
             return frame
-        return (
-            frame.join(popularity, on=ITEM, how="left")
-            .with_columns(pl.col(LONG_TAIL).fill_null(True))
-            .join(totals, how="cross")
+        table, row = popularity.collect(), totals.collect()
+        added = [column for column in table.columns if column != ITEM]
+        gathered = popularity_gather(table, added, frame.collect_schema()[ITEM])
+        if gathered is None:
+            frame = frame.join(popularity, on=ITEM, how="left")
+        else:  # the same columns as the join, looked up by position
+            frame = frame.with_columns(gathered)
+        return frame.with_columns(
+            pl.col(LONG_TAIL).fill_null(True),
+            *(
+                pl.lit(row[column].item(), dtype=row[column].dtype).alias(column)
+                for column in row.columns
+            ),
         )
 
     by_frame: dict[str, list[pl.Expr]] = {"test": [], "list": [], "full": [], "raw": []}
@@ -403,14 +437,21 @@ def evaluate(
 
     plans: list[pl.LazyFrame] = []
     for name, ranked in models.items():
-        raw = ranked
-        check_reco(ranked, f"reco[{name!r}]", repeats=repeats == "raise")
+        raw, argument = ranked, f"reco[{name!r}]"
+        check_reco(ranked, argument, repeats=False)
+        in_memory = lists[name]
+        if repeats == "first":
+            in_memory = ranked.group_by(USER, ITEM).agg(pl.col(RANK).min()).collect()
+            ranked = in_memory.lazy()
+        pairs_index = None
+        if repeats == "raise" or (test is not None and by_frame["test"]):
+            pairs_index = ranked_pairs(in_memory)  # one sort: the repeat check and the test ranks
+        if repeats == "raise" and (pairs_index is None or has_repeats(pairs_index)):
+            check_reco(raw, argument)  # raises, naming the repeats, or checks without numpy
         if test is not None:
             test = align_keys(ranked, test, "interactions")
         if popularity is not None:
             popularity = align_keys(ranked, popularity, "train")
-        if repeats == "first":
-            ranked = ranked.group_by(USER, ITEM).agg(pl.col(RANK).min())
         listed = ranked.with_columns(pl.lit(False).alias(RELEVANT))
         sources = {
             "list": joined("list", listed),
@@ -418,7 +459,14 @@ def evaluate(
             "raw": raw,
         }
         if test is not None:
-            matched = test.join(ranked, on=[USER, ITEM], how="left")
+            looked_up = None
+            if pairs_index is not None and by_frame["test"]:
+                looked_up = ranks_of(pairs_index, test.collect())
+            matched = (
+                test.join(ranked, on=[USER, ITEM], how="left")
+                if looked_up is None
+                else looked_up.lazy()
+            )
             sources["test"] = joined("test", matched.with_columns(pl.lit(True).alias(RELEVANT)))
         parts = [
             sources[kind].group_by(USER).agg(exprs) for kind, exprs in by_frame.items() if exprs
@@ -431,7 +479,9 @@ def evaluate(
         plans.append(per_user.with_columns(pl.lit(name).alias(model)))
         catalog_frame = joined("catalog", listed)
         plans.append(
-            _catalog_plan(catalog_frame, catalog_exprs) if catalog_exprs else pl.LazyFrame()
+            _catalog_plan(catalog_frame, catalog_exprs, in_memory)
+            if catalog_exprs
+            else pl.LazyFrame()
         )
     collected = pl.collect_all(plans)
 
