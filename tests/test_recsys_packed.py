@@ -186,3 +186,42 @@ def test_evaluate_still_names_repeated_pairs() -> None:
     repeated = pl.concat([reco, reco.head(1).with_columns(pl.col("rank") + 1)])
     with pytest.raises(ValueError, match="more than once"):
         recsys.evaluate(repeated, metrics=["Precision@3"], interactions=_pairs(4))
+
+
+@pytest.mark.parametrize("chunk", [3, 64, 1 << 22])
+@pytest.mark.parametrize("seed", range(3))
+def test_train_counts_equal_the_in_memory_count(
+    monkeypatch: pytest.MonkeyPatch, seed: int, chunk: int
+) -> None:
+    """The streamed key and the counts a block at a time: the same counts as n_unique."""
+    monkeypatch.setattr(packed, "_CHUNK", chunk)
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    train = pl.DataFrame({"user": rng.integers(0, 30, n), "item": rng.zipf(1.5, n) % 50}).cast(
+        {"item": pl.Int32, "user": pl.UInt32}
+    )
+    got = packed.train_counts(train.lazy())
+    assert got is not None
+    reference = train.group_by("item").agg(
+        pl.col("user").n_unique().cast(pl.UInt32).alias("item_users"),
+        pl.len().cast(pl.UInt32).alias("item_count"),
+    )
+    assert_frame_equal(got[0], reference, check_row_order=False)
+    assert got[1].row(0) == (train["user"].n_unique(), n)
+
+
+def test_train_counts_declines_what_it_cannot_pack() -> None:
+    for user, item in [
+        ([-1, 2], [1, 2]),  # a negative id
+        ([1, 2], [1, 2**30]),  # items too sparse to count
+        ([1, 2**33], [1, 2]),  # a user beyond 32 bits
+        ([1, None], [1, 2]),  # a null
+    ]:
+        assert packed.train_counts(pl.LazyFrame({"user": user, "item": item})) is None
+    assert packed.train_counts(pl.LazyFrame({"user": ["a"], "item": [1]})) is None
+    assert (
+        packed.train_counts(
+            pl.LazyFrame({"user": [], "item": []}, schema=[("user", pl.Int64), ("item", pl.Int64)])
+        )
+        is None
+    )

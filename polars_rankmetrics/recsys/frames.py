@@ -185,12 +185,17 @@ def train_statistics(
         raise ValueError(msg)
     lazy = as_lazy(train, argument)
     _require(lazy, argument, (USER, ITEM))
-    frame = lazy.select(USER, ITEM).collect()
     packed = None
     if distinct_users:
-        packed = _sorted_pairs_numpy(frame)
-        if packed is None:
-            packed = _packed_pairs(frame)
+        from polars_rankmetrics.recsys.packed import train_counts  # it imports this module
+
+        packed = train_counts(lazy)
+    if packed is None:
+        frame = lazy.select(USER, ITEM).collect()
+        if distinct_users:
+            packed = _sorted_pairs_numpy(frame)
+            if packed is None:
+                packed = _packed_pairs(frame)
     if packed is not None:
         per_item, totals = packed
     else:

@@ -26,7 +26,16 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_rankmetrics.recsys.frames import ITEM, RANK, USER, _no_repeats_numpy
+from polars_rankmetrics.recsys.frames import (
+    ITEM,
+    ITEM_COUNT,
+    ITEM_USERS,
+    RANK,
+    TRAIN_ROWS,
+    TRAIN_USERS,
+    USER,
+    _no_repeats_numpy,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -209,3 +218,78 @@ def distinct_pairs(frame: pl.DataFrame) -> pl.DataFrame:
     if _no_repeats_numpy(frame) is True:
         return frame
     return frame.unique(maintain_order=False)
+
+
+_CHUNK = 1 << 22
+"""Rows per step of the counts over the sorted training keys (reused buffers)."""
+
+
+def train_counts(train: pl.LazyFrame) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """Per item (distinct users, rows) and the totals of ``train``, read straight into one key.
+
+    What :func:`~.frames._sorted_pairs_numpy` gives, with less memory: the
+    ``(user, item)`` ids are packed into ``user * 2**31 + item`` while the
+    table is read (polars' streaming engine, so the two id columns are never
+    held whole), numpy sorts the keys, and the counts are taken over the
+    sorted keys a block at a time. None (the caller reads the table and takes
+    the other paths) without numpy, for ids that are not integers, null,
+    negative, with users from ``2**32`` or items too large to count densely
+    (from ``4 * rows + 2**20``), or an empty table.
+    """
+    np = _numpy()
+    schema = train.collect_schema()
+    if np is None or not (schema[USER].is_integer() and schema[ITEM].is_integer()):
+        return None
+    user = pl.col(USER).cast(pl.Int64, strict=False)  # UInt64 beyond Int64: null, refused below
+    item = pl.col(ITEM).cast(pl.Int64, strict=False)
+    inside = user.is_between(0, (1 << 32) - 1) & item.is_between(0, (1 << 31) - 1)
+    packed = pl.when(inside).then(user * (1 << 31) + item).otherwise(-1).alias("key")
+    keys = train.select(packed).collect(engine="streaming").to_series().to_numpy(writable=True)
+    rows = keys.shape[0]
+    if rows == 0 or keys.min() < 0:
+        return None
+    keys.sort()
+    limit, mask = 4 * rows + (1 << 20), (1 << 31) - 1
+    items_buffer = np.empty(_CHUNK, dtype=np.int64)
+    users_buffer = np.empty(_CHUNK + 1, dtype=np.int64)
+    same = np.empty(_CHUNK, dtype=bool)
+    per_item = np.zeros(0, dtype=np.int64)
+    repeated = np.zeros(0, dtype=np.int64)
+    train_users = 1
+    for start in range(0, rows, _CHUNK):
+        stop = min(start + _CHUNK, rows)
+        items = np.bitwise_and(keys[start:stop], mask, out=items_buffer[: stop - start])
+        if int(items.max()) >= limit:
+            return None
+        per_item = _add_counts(np, per_item, np.bincount(items))
+        first = max(start, 1)  # rows compared with the row before them
+        equal = np.equal(keys[first:stop], keys[first - 1 : stop - 1], out=same[: stop - first])
+        repeated = _add_counts(np, repeated, np.bincount(items[first - start :][equal]))
+        users = np.right_shift(keys[first - 1 : stop], 31, out=users_buffer[: stop - first + 1])
+        equal = np.equal(users[1:], users[:-1], out=same[: stop - first])
+        train_users += int(equal.shape[0] - np.count_nonzero(equal))
+    distinct = per_item - _add_counts(np, repeated, np.zeros(per_item.shape[0], dtype=np.int64))
+    seen = np.flatnonzero(per_item)
+    return (
+        pl.DataFrame(
+            {
+                ITEM: pl.Series(ITEM, seen).cast(schema[ITEM]),
+                ITEM_USERS: pl.Series(ITEM_USERS, distinct[seen]).cast(pl.UInt32),
+                ITEM_COUNT: pl.Series(ITEM_COUNT, per_item[seen]).cast(pl.UInt32),
+            }
+        ),
+        pl.DataFrame(
+            {
+                TRAIN_USERS: pl.Series(TRAIN_USERS, [train_users], dtype=pl.UInt32),
+                TRAIN_ROWS: pl.Series(TRAIN_ROWS, [rows], dtype=pl.UInt32),
+            }
+        ),
+    )
+
+
+def _add_counts(np: Any, total: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``total + counts``, the shorter padded with zeros."""
+    if counts.shape[0] > total.shape[0]:
+        total, counts = counts, total
+    total[: counts.shape[0]] += counts
+    return total
