@@ -135,9 +135,10 @@ def has_repeats(index: RankedPairs) -> bool:
 def ranks_of(index: RankedPairs, pairs: pl.DataFrame) -> pl.DataFrame | None:
     """``pairs`` (``user, item``, each pair once) with the rank the lists give each; null if none.
 
-    What ``pairs.join(reco, on=["user", "item"], how="left")`` gives, row for
-    row in ``pairs``' order, for lists without repeated pairs. None for ids
-    that are not integers or have nulls.
+    What ``pairs.join(reco, on=["user", "item"], how="left")`` gives for lists
+    without repeated pairs, the rows ordered by user then item (a user's rows
+    next to each other: the ``group_by`` that reads them runs faster). None for
+    ids that are not integers or have nulls.
     """
     np = _numpy()
     if pairs.height == 0 or _bounds(pairs[USER]) is None or _bounds(pairs[ITEM]) is None:
@@ -148,14 +149,14 @@ def ranks_of(index: RankedPairs, pairs: pl.DataFrame) -> pl.DataFrame | None:
     inside &= (item >= index.item_low) & (item <= index.item_high)
     wanted = ((user - index.user_low) << index.item_bits) + (item - index.item_low)
     wanted[~inside] = -1  # below every packed pair: never found
-    order = np.argsort(wanted)  # a binary search of sorted keys walks the memory in order
-    wanted = wanted[order]
+    if not bool(np.all(wanted[1:] >= wanted[:-1])):
+        order = np.argsort(wanted)  # a binary search of sorted keys walks the memory in order
+        wanted = wanted[order]
+        pairs = pairs.select(pl.all().gather(pl.Series(order)))
     position = np.searchsorted(index.pairs, wanted)
     np.minimum(position, index.pairs.shape[0] - 1, out=position)
-    found = np.empty(wanted.shape[0], dtype=bool)
-    found[order] = index.pairs[position] == wanted
-    rank = np.empty_like(position)
-    rank[order] = index.keys[position] & ((1 << index.rank_bits) - 1)
+    found = index.pairs[position] == wanted
+    rank = index.keys[position] & ((1 << index.rank_bits) - 1)
     return pairs.with_columns(
         pl.when(pl.Series(found)).then(pl.Series(rank, dtype=pl.Int64)).alias(RANK)
     )
