@@ -225,3 +225,19 @@ def test_train_counts_declines_what_it_cannot_pack() -> None:
         )
         is None
     )
+
+
+def test_no_sorted_flag_reaches_the_group_by() -> None:
+    """A user column flagged sorted sends group_by down a far slower path: the flag is dropped."""
+    reco = _reco(5).sort("user", "item")
+    pairs = reco.select("user", "item").head(40).unique().sort("user", "item")
+    flagged = pairs.with_columns(pl.col("user").set_sorted())
+    index = packed.ranked_pairs(reco)
+    assert index is not None
+    got = packed.ranks_of(index, flagged)
+    assert got is not None and not any(got["user"].flags.values())
+    assert_frame_equal(
+        got, pairs.join(reco, on=["user", "item"], how="left"), check_row_order=False
+    )
+    unflagged = packed.unflagged(flagged)
+    assert unflagged.equals(flagged) and not any(unflagged["user"].flags.values())

@@ -49,6 +49,7 @@ from polars_rankmetrics.recsys.packed import (
     ranked_pairs,
     ranks_of,
     sorted_item_counts,
+    unflagged,
 )
 
 if TYPE_CHECKING:
@@ -380,7 +381,7 @@ def evaluate(
     ]
 
     lists = {  # each model's lists read once, into memory
-        name: recommendations(frame, f"reco[{name!r}]").collect()
+        name: unflagged(recommendations(frame, f"reco[{name!r}]").collect())
         for name, frame in _models(reco, model).items()
     }
     models = {name: frame.lazy() for name, frame in lists.items()}
