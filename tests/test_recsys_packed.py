@@ -19,6 +19,13 @@ from polars_rankmetrics import recsys
 from polars_rankmetrics.recsys import packed
 
 evaluate_module = importlib.import_module("polars_rankmetrics.recsys.evaluate")
+coverage_module = importlib.import_module("polars_rankmetrics.recsys.coverage")
+FAST_PATHS = {  # where each fast path is called from
+    "ranked_pairs": evaluate_module,
+    "ranks_of": evaluate_module,
+    "popularity_gather": evaluate_module,
+    "sorted_item_counts": coverage_module,
+}
 
 
 def _reco(seed: int, *, grouped: bool = True, dtype: PolarsDataType = pl.Int64) -> pl.DataFrame:
@@ -133,7 +140,7 @@ METRICS = [
 
 def _without_fast_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("ranked_pairs", "popularity_gather", "sorted_item_counts"):
-        monkeypatch.setattr(evaluate_module, name, lambda *args: None)
+        monkeypatch.setattr(FAST_PATHS[name], name, lambda *args: None)
     monkeypatch.setattr(evaluate_module, "distinct_pairs", lambda frame: frame.unique())
 
 
@@ -162,8 +169,8 @@ def test_evaluate_same_values_with_and_without_fast_paths(
         "repeats": repeats,
     }
     taken: set[str] = set()
-    for name in ("ranked_pairs", "popularity_gather", "sorted_item_counts", "ranks_of"):
-        function = getattr(evaluate_module, name)
+    for name, module in FAST_PATHS.items():
+        function = getattr(module, name)
 
         def spy(*args: object, _name: str = name, _function: object = function) -> object:
             result = _function(*args)  # type: ignore[operator]
@@ -171,9 +178,9 @@ def test_evaluate_same_values_with_and_without_fast_paths(
                 taken.add(_name)
             return result
 
-        monkeypatch.setattr(evaluate_module, name, spy)
+        monkeypatch.setattr(module, name, spy)
     fast = recsys.evaluate({"a": reco, "b": other}, **kwargs)  # type: ignore[arg-type]
-    assert taken == {"ranked_pairs", "popularity_gather", "sorted_item_counts", "ranks_of"}
+    assert taken == set(FAST_PATHS)
     monkeypatch.undo()
     _without_fast_paths(monkeypatch)
     slow = recsys.evaluate({"a": reco, "b": other}, **kwargs)  # type: ignore[arg-type]
