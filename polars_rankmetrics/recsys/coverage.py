@@ -13,17 +13,8 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
-from polars_rankmetrics.recsys.frames import (
-    ITEM,
-    ITEM_COUNT,
-    RANK,
-    TRAIN_ROWS,
-    USER,
-    as_lazy,
-    check_k,
-    interactions_table,
-    recommendations,
-)
+from polars_rankmetrics.recsys.columns import ITEM, ITEM_COUNT, RANK, TRAIN_ROWS, USER
+from polars_rankmetrics.recsys.frames import as_lazy, check_k, interactions_table, recommendations
 from polars_rankmetrics.recsys.packed import sorted_item_counts
 
 if TYPE_CHECKING:

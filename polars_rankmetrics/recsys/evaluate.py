@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal
 import polars as pl
 
 from polars_rankmetrics.recsys.accuracy import auc_insufficient
+from polars_rankmetrics.recsys.columns import ITEM, LONG_TAIL, RANK, RELEVANT, USER
 from polars_rankmetrics.recsys.coverage import (
     Catalog,
     _catalog_expr,
@@ -27,11 +28,6 @@ from polars_rankmetrics.recsys.coverage import (
 )
 from polars_rankmetrics.recsys.diversity import intra_list_diversity, intra_list_similarity
 from polars_rankmetrics.recsys.frames import (
-    ITEM,
-    LONG_TAIL,
-    RANK,
-    RELEVANT,
-    USER,
     HeadBy,
     align_keys,
     as_lazy,
