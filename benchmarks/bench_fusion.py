@@ -48,8 +48,13 @@ def parse_size(text: str) -> tuple[int, int, int]:
     return runs, queries, docs
 
 
-def write_runs(folder: Path, n_runs: int, n_queries: int, n_docs: int, seed: int = 0) -> None:
-    """Runs of ``n_docs`` documents per query drawn from a pool of ``2 * n_docs``."""
+def write_runs(
+    folder: Path, n_runs: int, n_queries: int, n_docs: int, seed: int = 0, *, trec: bool = True
+) -> None:
+    """Runs of ``n_docs`` documents per query drawn from a pool of ``2 * n_docs``.
+
+    Each run is written as parquet and, with ``trec``, as a TREC run file.
+    """
     for system in range(n_runs):
         rng = np.random.default_rng([seed, system])
         pool = 2 * n_docs
@@ -62,7 +67,9 @@ def write_runs(folder: Path, n_runs: int, n_queries: int, n_docs: int, seed: int
             }
         ).sort(["query", "score"], descending=[False, True])
         frame.write_parquet(folder / f"run{system}.parquet")
-        trec = frame.select(
+        if not trec:
+            continue
+        lines = frame.select(
             "query",
             q0=pl.lit("Q0"),
             doc="doc",
@@ -70,7 +77,7 @@ def write_runs(folder: Path, n_runs: int, n_queries: int, n_docs: int, seed: int
             score="score",
             run_id=pl.lit(f"sys{system}"),
         )
-        trec.write_csv(folder / f"run{system}.trec", separator=" ", include_header=False)
+        lines.write_csv(folder / f"run{system}.trec", separator=" ", include_header=False)
 
 
 def _long(folder: Path, n_runs: int) -> pl.DataFrame:
