@@ -14,8 +14,11 @@ at ``POLARS_MAX_THREADS`` (and ``NUMBA_NUM_THREADS``) = 1 and 2:
 Each contender fuses with RRF (``k=60``, ranx's default ``min-max``
 normalisation) and with a min-max weighted sum. The table gives every time and
 the ratios ranx / ours (end to end, TREC to TREC) and ours memory / floor.
-``--stream ROWS`` adds one streaming run from parquet of about that many rows
-(``--stream-size RUNSxQUERIESxDOCS``) and reports its peak RSS.
+``--stream-size RUNSxQUERIESxDOCS`` adds a streaming check from parquet to
+parquet (RRF, 2 threads): ``rm.fusion.sink_fused``, ``--stream-batch-rows``
+input rows a batch (default 10M), and with ``--stream-whole`` also ``rm.fuse``
+sunk whole; each reports its wall and CPU time and its peak RSS.
+``--stream-only`` skips the table; ``--stream-folder`` keeps the data there.
 
 Run with ``python -m benchmarks.bench_fusion [--size 5x1000x1000] [--stream-size ...]``.
 """
@@ -121,6 +124,12 @@ def step(name: str, method: str, folder: Path, n_runs: int) -> float:
     elif name == "ours parquet":
         fused = rm.fuse(parquet, method=method, weights=weights, **params)  # type: ignore[arg-type]
         write_fused(fused, str(out) + ".parquet", method)
+    elif name.startswith("ours batched"):  # "ours batched ROWS": sink_fused, ROWS rows a batch
+        batch_rows = int(name.split()[-1])
+        rm.fusion.sink_fused(
+            parquet, str(out) + ".parquet", method=method, weights=weights,  # type: ignore[arg-type]
+            batch_rows=batch_rows, **params,
+        )  # fmt: skip
     return time.perf_counter() - start
 
 
@@ -151,14 +160,26 @@ def worker(name: str, method: str, folder: Path, n_runs: int) -> None:
     """The child process: warm up (ranx's compilation is not timed), time, report as JSON."""
     if name == "ranx":
         _warm_ranx(folder)
+    before = resource.getrusage(resource.RUSAGE_SELF)
     seconds = step(name, method, folder, n_runs)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": seconds, "peak_mib": peak}))
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    peak = after.ru_maxrss / 1024
+    print(json.dumps({"seconds": seconds, "cpu_seconds": cpu, "peak_mib": peak}))
 
 
-def stream_check(folder: Path, n_runs: int) -> dict[str, float]:
-    """rm.fuse of parquet runs (lazy) sunk to parquet with the streaming engine, in a child."""
-    return in_process("ours parquet", "rrf", 2, folder, n_runs)
+def stream_check(folder: Path, n_runs: int, batch_rows: int, *, whole: bool) -> None:
+    """RRF of parquet runs to parquet at 2 threads, in a child: batched, and whole if asked."""
+    names = [f"ours batched {batch_rows}"] + (["ours parquet"] if whole else [])
+    for name in names:
+        result = in_process(name, "rrf", 2, folder, n_runs)
+        label = (
+            "rm.fuse whole, sunk"
+            if name == "ours parquet"
+            else f"sink_fused, {name.split()[-1]} rows a batch"
+        )
+        print(f"  {label}: {result['seconds']:.1f} s wall, {result['cpu_seconds']:.1f} s CPU, "
+              f"peak RSS {result['peak_mib']:,.0f} MiB", flush=True)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -166,6 +187,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=parse_size, default=(5, 1000, 1000))
     parser.add_argument("--stream-size", type=parse_size, default=None)
+    parser.add_argument("--stream-batch-rows", type=int, default=10_000_000)
+    parser.add_argument("--stream-whole", action="store_true", help="also rm.fuse whole, sunk")
+    parser.add_argument("--stream-only", action="store_true", help="only the streaming check")
+    parser.add_argument("--stream-folder", type=Path, default=None, help="keep its data here")
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--skip-ranx", action="store_true")
     parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
@@ -174,6 +199,23 @@ def main(argv: list[str] | None = None) -> int:
         name, method, folder, n_runs = args.worker
         worker(name, method, Path(folder), int(n_runs))
         return 0
+    if not args.stream_only:
+        table_of_contenders(args)
+    if args.stream_size is not None:
+        s_runs, s_queries, s_docs = args.stream_size
+        with tempfile.TemporaryDirectory(prefix="bench-fusion-stream-") as directory:
+            folder = args.stream_folder or Path(directory)
+            folder.mkdir(parents=True, exist_ok=True)
+            if not (folder / f"run{s_runs - 1}.parquet").exists():
+                write_runs(folder, s_runs, s_queries, s_docs, trec=False)
+            rows_total = s_runs * s_queries * s_docs
+            print(f"streaming rrf, {rows_total:,} rows from parquet to parquet at 2 threads:")
+            stream_check(folder, s_runs, args.stream_batch_rows, whole=args.stream_whole)
+    return 0
+
+
+def table_of_contenders(args: argparse.Namespace) -> None:
+    """Every contender at every thread count on ``args.size``; the table of times and ratios."""
     n_runs, n_queries, n_docs = args.size
     contenders = ["ours trec", "ours parquet", "ours memory", "floor"]
     if not args.skip_ranx:
@@ -198,16 +240,6 @@ def main(argv: list[str] | None = None) -> int:
     table = table.with_columns(ours_over_floor=pl.col("ours memory") / pl.col("floor"))
     with pl.Config(tbl_rows=-1, tbl_cols=-1, float_precision=2, tbl_width_chars=200):
         print(table)
-    if args.stream_size is not None:
-        s_runs, s_queries, s_docs = args.stream_size
-        with tempfile.TemporaryDirectory(prefix="bench-fusion-stream-") as directory:
-            folder = Path(directory)
-            write_runs(folder, s_runs, s_queries, s_docs)
-            result = stream_check(folder, s_runs)
-            rows_total = s_runs * s_queries * s_docs
-            print(f"streaming rrf, {rows_total:,} rows from parquet to parquet at 2 threads: "
-                  f"{result['seconds']:.1f} s, peak RSS {result['peak_mib']:,.0f} MiB")  # fmt: skip
-    return 0
 
 
 if __name__ == "__main__":
