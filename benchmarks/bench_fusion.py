@@ -90,8 +90,13 @@ def _long(folder: Path, n_runs: int) -> pl.DataFrame:
     )
 
 
-def step(name: str, method: str, folder: Path, n_runs: int) -> float:
-    """Run one contender once in this process; its time in seconds."""
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def step(name: str, method: str, folder: Path, n_runs: int) -> tuple[float, float]:
+    """Run one contender once in this process; its wall and CPU (user + system) seconds."""
     import polars_rankmetrics as rm
     from polars_rankmetrics.fusion.cli import write_fused
 
@@ -102,13 +107,13 @@ def step(name: str, method: str, folder: Path, n_runs: int) -> float:
     out = folder / f"out-{name.replace(' ', '-')}-{method}"
     if name in ("ours memory", "floor"):
         long = _long(folder, n_runs)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _cpu()
         if name == "floor":
             long.group_by("query").agg(pl.col("doc").sort_by("score"))
         else:
             rm.fuse(long, method=method, weights=weights, **params)  # type: ignore[arg-type]
-        return time.perf_counter() - start
-    start = time.perf_counter()
+        return time.perf_counter() - start, _cpu() - cpu
+    start, cpu = time.perf_counter(), _cpu()
     if name == "ranx":
         import ranx
 
@@ -130,7 +135,7 @@ def step(name: str, method: str, folder: Path, n_runs: int) -> float:
             parquet, str(out) + ".parquet", method=method, weights=weights,  # type: ignore[arg-type]
             batch_rows=batch_rows, **params,
         )  # fmt: skip
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _cpu() - cpu
 
 
 def _warm_ranx(folder: Path) -> None:
@@ -160,11 +165,8 @@ def worker(name: str, method: str, folder: Path, n_runs: int) -> None:
     """The child process: warm up (ranx's compilation is not timed), time, report as JSON."""
     if name == "ranx":
         _warm_ranx(folder)
-    before = resource.getrusage(resource.RUSAGE_SELF)
-    seconds = step(name, method, folder, n_runs)
-    after = resource.getrusage(resource.RUSAGE_SELF)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    peak = after.ru_maxrss / 1024
+    seconds, cpu = step(name, method, folder, n_runs)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"seconds": seconds, "cpu_seconds": cpu, "peak_mib": peak}))
 
 
@@ -228,16 +230,23 @@ def table_of_contenders(args: argparse.Namespace) -> None:
               f"= {n_runs * n_queries * n_docs:,} rows", flush=True)  # fmt: skip
         for threads in (int(t) for t in args.threads.split(",")):
             for method in METHODS:
-                times = {}
+                times, cpus = {}, {}
                 for name in contenders:
-                    times[name] = in_process(name, method, threads, folder, n_runs)["seconds"]
-                    print(f"  threads={threads} {method:5s} {name:13s} {times[name]:8.2f} s",
-                          flush=True)  # fmt: skip
-                rows.append({"threads": threads, "method": method, **times})
+                    result = in_process(name, method, threads, folder, n_runs)
+                    times[name], cpus[f"{name} cpu"] = result["seconds"], result["cpu_seconds"]
+                    print(f"  threads={threads} {method:5s} {name:13s} {times[name]:8.2f} s "
+                          f"({cpus[f'{name} cpu']:.2f} s CPU)", flush=True)  # fmt: skip
+                rows.append({"threads": threads, "method": method, **times, **cpus})
     table = pl.DataFrame(rows)
     if "ranx" in table.columns:
-        table = table.with_columns(ranx_over_ours=pl.col("ranx") / pl.col("ours trec"))
-    table = table.with_columns(ours_over_floor=pl.col("ours memory") / pl.col("floor"))
+        table = table.with_columns(
+            ranx_over_ours=pl.col("ranx") / pl.col("ours trec"),
+            ranx_over_ours_cpu=pl.col("ranx cpu") / pl.col("ours trec cpu"),
+        )
+    table = table.with_columns(
+        ours_over_floor=pl.col("ours memory") / pl.col("floor"),
+        ours_over_floor_cpu=pl.col("ours memory cpu") / pl.col("floor cpu"),
+    )
     with pl.Config(tbl_rows=-1, tbl_cols=-1, float_precision=2, tbl_width_chars=200):
         print(table)
 
