@@ -91,8 +91,9 @@ def sink_fused(
     query ids holding about ``batch_rows`` input rows together, so that peak
     memory follows the batch rather than the runs; parquet runs sorted by query
     (as runs usually are) are then read a row group at a time, each batch only
-    its own. The trained methods (``probfuse``, ...) learn from every query and
-    are fused in one batch.
+    its own. Runs that are not lazy (TREC files, eager frames, dicts) are read
+    into memory whole first; only the fusion is batched for them. The trained
+    methods (``probfuse``, ...) learn from every query and are fused in one batch.
 
     Parameters
     ----------

@@ -156,7 +156,8 @@ def add_subcommand(subcommands: Any) -> None:
         "--batch-rows",
         type=int,
         metavar="N",
-        help="fuse the queries in batches of about N input rows (bounded memory for big runs)",
+        help="fuse the queries in batches of about N input rows: bounded memory for big runs "
+        "(file outputs; - writes the fusion whole)",
     )
     parser.add_argument(
         "-o", "--output", required=True, help="output path (.trec/.txt, .parquet) or - for stdout"
