@@ -98,13 +98,17 @@ def test_batched_greedy_equals_the_per_query_reference(
     assert ours == expected  # bit for bit
 
 
-def test_blocks_of_queries_of_different_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Many small blocks (queries sorted by size) give the same values as one."""
-    lists = _lists(7, n_queries=80, doc="int", weights=True, text=False, wide=True)
-    options: dict[str, Any] = {"alpha": 0.5, "discount": "log", "depth": 10}
-    whole = diversity_greedy.greedy_values(lists, **options).to_list()
-    monkeypatch.setattr(diversity_greedy, "BLOCK", 3)
-    assert diversity_greedy.greedy_values(lists, **options).to_list() == whole
+@pytest.mark.parametrize("mask_bits", [0, 8, 62])
+def test_pools_told_apart_by_mask_or_by_subtopic_ids(
+    mask_bits: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sets of subtopics as bit masks (packed with the query or not) or as padded id rows."""
+    monkeypatch.setattr(diversity_greedy, "MASK_BITS", mask_bits)
+    for doc in (None, "int"):
+        lists = _lists(7, n_queries=80, doc=doc, weights=True, text=False, wide=True)
+        options: dict[str, Any] = {"alpha": 0.5, "discount": "log", "depth": 10}
+        expected = [0.0 if b is None else ideal_value(b, **options) for b in lists]
+        assert diversity_greedy.greedy_values(lists, **options).to_list() == expected
 
 
 def test_without_numpy_it_falls_back_to_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
