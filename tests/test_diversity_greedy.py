@@ -18,7 +18,7 @@ import polars as pl
 import pytest
 
 import polars_rankmetrics as rm
-from polars_rankmetrics.metrics import diversity_greedy
+from polars_rankmetrics.metrics import diversity_batched, diversity_greedy
 from polars_rankmetrics.metrics.diversity_ideal import ideal_value
 
 
@@ -119,26 +119,38 @@ def test_without_numpy_it_falls_back_to_the_reference(monkeypatch: pytest.Monkey
     assert diversity_greedy.greedy_values(lists, **options).to_list() == expected
 
 
-def test_the_measures_call_it_once_for_all_queries(monkeypatch: pytest.MonkeyPatch) -> None:
-    """alpha-nDCG, nERR-IA and nNRBP read the batched ideal: one call, not one per query."""
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_measures_call_it_once_for_all_queries(
+    weighted: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alpha-nDCG, nERR-IA and nNRBP read the batched ideal: one call, not one per query.
+
+    Without intent weights the whole measure is batched (``diversity_batched``);
+    with them the ideal alone (``greedy_values``).
+    """
     calls: list[int] = []
-    original = diversity_greedy.greedy_values
+    module: Any = diversity_greedy if weighted else diversity_batched
+    original = module.ideal_values
 
-    def counted(lists: pl.Series, **options: Any) -> pl.Series:
-        calls.append(len(lists))
-        return original(lists, **options)
+    def counted(flat: Any, *args: Any, **options: Any) -> Any:
+        calls.append(flat.n_lists)
+        return original(flat, *args, **options)
 
-    monkeypatch.setattr(diversity_greedy, "greedy_values", counted)
+    monkeypatch.setattr(module, "ideal_values", counted)
     frame = pl.DataFrame(
         {
             "query": [1, 1, 1, 2, 2, 3],
             "score": [0.9, 0.5, 0.1, 0.3, 0.2, 0.7],
             "subtopics": [[1, 2], [2], [], [1], [1, 3], [2]],
+            "weights": [[0.5, 0.5], [0.5], [], [1.0], [1.0, 1.0], [1.0]],
         }
     )
+    options: dict[str, Any] = {"by": "score"}
+    if weighted:
+        options["intent_weights"] = "weights"
     frame.group_by("query").agg(
-        rm.alpha_ndcg_at_k("subtopics", 2, by="score"),
-        rm.nerr_ia_at_k("subtopics", 2, by="score").alias("e"),
-        rm.nnrbp("subtopics", by="score").alias("n"),
+        rm.alpha_ndcg_at_k("subtopics", 2, **options),
+        rm.nerr_ia_at_k("subtopics", 2, **options).alias("e"),
+        rm.nnrbp("subtopics", **options).alias("n"),
     )
     assert calls == [3, 3, 3]

@@ -74,19 +74,19 @@ class Flat:
     text_rank: Ints
 
 
-def flatten(lists: pl.Series) -> Flat | None:
-    """The :class:`Flat` arrays of a column of lists of ``{subtopics, ...}`` structs.
+def flatten(lists: pl.Series, field: str = "subtopics") -> Flat | None:
+    """The :class:`Flat` arrays of a column of lists of structs with subtopic lists in ``field``.
 
     None when a subtopic is null or the subtopics are neither integers nor strings.
     """
     import numpy as np
 
-    if not _subtopics_typed(lists.dtype):
+    if not _subtopics_typed(lists.dtype, field):
         return None
     n_lists = len(lists)
     row_counts = lists.list.len().fill_null(0).to_numpy().astype(np.int64)
     rows = lists.list.explode(empty_as_null=False, keep_nulls=False)
-    subtopics = rows.struct.field("subtopics")
+    subtopics = rows.struct.field(field)
     pair_counts = subtopics.list.len().fill_null(0).to_numpy().astype(np.int64)
     values = subtopics.list.explode(empty_as_null=False, keep_nulls=False)
     if values.null_count():
@@ -122,12 +122,11 @@ def flatten(lists: pl.Series) -> Flat | None:
     )
 
 
-def _subtopics_typed(dtype: pl.DataType) -> bool:
+def _subtopics_typed(dtype: pl.DataType, field: str = "subtopics") -> bool:
     inner = dtype.inner if isinstance(dtype, pl.List) else None
     if not isinstance(inner, pl.Struct):
         return False
-    fields = {field.name: field.dtype for field in inner.fields}
-    subtopics = fields.get("subtopics")
+    subtopics = {one.name: one.dtype for one in inner.fields}.get(field)
     if not isinstance(subtopics, pl.List):
         return False
     return subtopics.inner.is_integer() or subtopics.inner == pl.String
@@ -170,10 +169,14 @@ def _value_ranks(values: pl.Series) -> tuple[Ints, Ints, int]:
     return ranks, text[ranks], len(unique)
 
 
-def sequential_sums(values: Floats, starts: Ints, lengths: Ints) -> Floats:
+def sequential_sums(
+    values: Floats, starts: Ints, lengths: Ints, *, compensated: bool = False
+) -> Floats:
     """The sum of each ``values[start:start + length]``, added left to right from 0.0.
 
-    As Python's ``sum`` of floats and polars' ``sum`` of fewer than 128 values.
+    As Python's ``sum`` of floats and polars' ``sum`` of fewer than 128 values;
+    ``compensated``: Kahan's summation, as polars' ``sum`` of the groups of a
+    ``group_by`` (and of a filtered list inside ``list.agg``).
     """
     import numpy as np
 
@@ -183,11 +186,19 @@ def sequential_sums(values: Floats, starts: Ints, lengths: Ints) -> Floats:
     order = np.argsort(-lengths, kind="stable")
     longest = lengths[order]
     first = starts[order]
-    ranked = np.zeros(len(lengths), dtype=np.float64)
+    total = np.zeros(len(lengths), dtype=np.float64)
+    error = np.zeros(len(lengths), dtype=np.float64)
     for j in range(int(longest[0])):
         n = int(np.searchsorted(-longest, -j, side="left"))
-        ranked[:n] += values[first[:n] + j]
-    sums[order] = ranked
+        value = values[first[:n] + j]
+        if compensated:
+            value = value - error[:n]
+            added = total[:n] + value
+            error[:n] = (added - total[:n]) - value
+            total[:n] = added
+        else:
+            total[:n] += value
+    sums[order] = total
     return sums
 
 
@@ -275,11 +286,11 @@ def covered_pairs(flat: Flat) -> Covered:
     )
 
 
-def doc_keys(flat: Flat) -> Ints:
+def doc_keys(flat: Flat, field: str = "doc") -> Ints:
     """Each row's document id as a dense rank (larger wins the greedy's ties; null lowest)."""
     import numpy as np
 
-    ranks = flat.rows.struct.field("doc").rank("dense").fill_null(0)
+    ranks = flat.rows.struct.field(field).rank("dense").fill_null(0)
     return ranks.cast(pl.Int64).to_numpy().astype(np.int64)
 
 

@@ -33,6 +33,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from importlib.util import find_spec
 from typing import Any, Literal, TypeAlias
 
 import polars as pl
@@ -266,6 +267,27 @@ def _over_ideal(
     return pairs.defined(ratio, no_relevant)
 
 
+def _batched(
+    pairs: Pairs,
+    expression: pl.Expr,
+    ideal: Ideal,
+    no_relevant: NoRelevant,
+    **options: Any,
+) -> pl.Expr:
+    """``expression``, or the same values for all lists in one call where that applies.
+
+    With equal intent weights and the greedy ideal (and numpy), see
+    :mod:`.diversity_batched`; ``expression`` is still built (the engine learns
+    from it which fields the statistic reads) and serves lists it cannot take.
+    """
+    if ideal != "greedy" or pairs.weighted or find_spec("numpy") is None:
+        return expression
+    # Imported here: the batched measures are not needed to import the package.
+    from polars_rankmetrics.metrics.diversity_batched import normalised_expr
+
+    return normalised_expr(expression, no_relevant=no_relevant, **options)
+
+
 @statistic(**_DIVERSITY, ideal=choice(Ideal))
 def alpha_ndcg_statistic(
     ranked: Ranked, no_relevant: NoRelevant, *, k: int, alpha: float = 0.5, ideal: Ideal = "greedy"
@@ -273,7 +295,9 @@ def alpha_ndcg_statistic(
     """alpha-nDCG@k: alpha-DCG@k over that of the ideal ranking."""
     pairs = Pairs(ranked)
     best = pairs.ideal(alpha, "log", k, ideal=ideal)
-    return _over_ideal(pairs, pairs.discounted(alpha, "log", k), best, no_relevant, ideal)
+    value = _over_ideal(pairs, pairs.discounted(alpha, "log", k), best, no_relevant, ideal)
+    options = {"alpha": alpha, "discount": "log", "k": k, "beta": 0.5, "scale": 1.0}
+    return _batched(pairs, value, ideal, no_relevant, **options)
 
 
 @statistic(**_DIVERSITY, ideal=choice(Ideal))
@@ -283,7 +307,9 @@ def nerr_ia_statistic(
     """nERR-IA@k: ERR-IA@k over that of the ideal ranking."""
     pairs = Pairs(ranked)
     best = pairs.ideal(alpha, "reciprocal", k, ideal=ideal)
-    return _over_ideal(pairs, pairs.discounted(alpha, "reciprocal", k), best, no_relevant, ideal)
+    value = _over_ideal(pairs, pairs.discounted(alpha, "reciprocal", k), best, no_relevant, ideal)
+    options = {"alpha": alpha, "discount": "reciprocal", "k": k, "beta": 0.5, "scale": 1.0}
+    return _batched(pairs, value, ideal, no_relevant, **options)
 
 
 def _nrbp(pairs: Pairs, alpha: float, beta: float) -> pl.Expr:
@@ -310,10 +336,11 @@ def nnrbp_statistic(
 ) -> pl.Expr:
     """nNRBP: NRBP over the NRBP of the ideal ranking (every relevant document)."""
     pairs = Pairs(ranked)
-    best = (1.0 - (1.0 - alpha) * beta) * pairs.ideal(
-        alpha, "geometric", None, beta=beta, ideal=ideal
-    )
-    return _over_ideal(pairs, _nrbp(pairs, alpha, beta), best, no_relevant, ideal)
+    scale = 1.0 - (1.0 - alpha) * beta
+    best = scale * pairs.ideal(alpha, "geometric", None, beta=beta, ideal=ideal)
+    value = _over_ideal(pairs, _nrbp(pairs, alpha, beta), best, no_relevant, ideal)
+    options = {"alpha": alpha, "discount": "geometric", "k": None, "beta": beta, "scale": scale}
+    return _batched(pairs, value, ideal, no_relevant, **options)
 
 
 @statistic(exact_average=True, k=check_k)

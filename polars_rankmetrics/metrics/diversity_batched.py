@@ -1,0 +1,169 @@
+"""alpha-nDCG, nERR-IA and nNRBP with the greedy ideal, for every query in one call.
+
+The statistics of :mod:`.diversity_statistics` are polars expressions over one
+ranked list at a time; inside ``list.agg`` polars evaluates the exploding,
+ranking and filtering steps list by list, which costs more than the sort of
+the lists itself. With equal intent weights (no ``intent_weights``) and
+ndeval's greedy ideal, the normalised measures are computed here instead, from
+the ranked lists of all queries at once (numpy over flat arrays; see
+:func:`.diversity_greedy.flatten`), with the same values bit for bit:
+
+- the novelty gain of each (position, subtopic) pair, ``(w · (1 - alpha)**c) ·
+  discount(rank)`` with ``w = 1/S``, ``(1 - alpha)**c`` and the discount read
+  off tables that polars computes as the expressions do;
+- the sum over the retrieved pairs within the cutoff, in rank order, as the
+  expression's ``filter(...).sum()`` adds them: Kahan's compensated sum when
+  the filter leaves out some pair of the lists polars evaluates together (it
+  then sums groups), polars' ``sum`` otherwise (left to right below 128 terms,
+  its own blocks from there);
+- over the greedy ideal of :func:`.diversity_greedy.ideal_values`, null (or 0)
+  for a query without a subtopic.
+
+Lists whose subtopics are neither integers nor strings take the expressions
+(``fallback``), evaluated on the same lists.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rankmetrics._validate import NoRelevant
+from polars_rankmetrics.engine.ranked import DOC, SUBTOPICS
+from polars_rankmetrics.metrics.diversity_greedy import (
+    Flat,
+    covered_pairs,
+    doc_keys,
+    flatten,
+    ideal_values,
+    sequential_sums,
+)
+from polars_rankmetrics.metrics.diversity_ideal import Discount
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+POLARS_SEQUENTIAL = 128
+"""polars adds fewer float values than this left to right (its ``sum``), more its own way."""
+
+
+def normalised_expr(
+    fallback: pl.Expr,
+    *,
+    alpha: float,
+    discount: Discount,
+    k: int | None,
+    beta: float,
+    scale: float,
+    no_relevant: NoRelevant,
+) -> pl.Expr:
+    """The measure of each ranked list, for ``list.agg``; ``fallback`` is its expression.
+
+    ``scale`` multiplies both the ranking's sum and the ideal's (nNRBP's
+    ``1 - (1 - alpha) beta``).
+    """
+
+    def compute(lists: pl.Series) -> pl.Series:
+        flat = flatten(lists.rename("lists"), SUBTOPICS)
+        if flat is None:
+            return lists.to_frame("lists").select(pl.col("lists").list.agg(fallback)).to_series()
+        ranked = _ranked_sums(flat, alpha=alpha, discount=discount, k=k, beta=beta)
+        covered = covered_pairs(flat)
+        keys = doc_keys(flat, DOC) if DOC in flat.rows.struct.fields else None
+        import numpy as np
+
+        weight = np.ones(int(flat.gid_start[-1]), dtype=np.float64)
+        subtopics = np.diff(flat.gid_start)
+        ideal = ideal_values(
+            flat,
+            covered,
+            keys,
+            weight,
+            subtopics.astype(np.float64),
+            alpha=alpha,
+            discount=discount,
+            depth=k,
+            beta=beta,
+        )
+        defined = subtopics > 0
+        values = np.zeros(flat.n_lists, dtype=np.float64)
+        values[defined] = (scale * ranked[defined]) / (scale * ideal[defined])
+        series = pl.Series(lists.name, values, dtype=pl.Float64)
+        if no_relevant == "null":
+            series = series.scatter(np.flatnonzero(~defined), None)
+        return series
+
+    return pl.element().implode().map_batches(compute, return_dtype=pl.Float64, is_elementwise=True)
+
+
+def _ranked_sums(
+    flat: Flat, *, alpha: float, discount: Discount, k: int | None, beta: float
+) -> npt.NDArray[np.float64]:
+    """Each list's ``sum`` over its retrieved pairs within rank ``k`` of novelty times discount."""
+    import numpy as np
+
+    code = flat.rows.struct.field(flat.rows.struct.fields[0])
+    retrieved = (code >= 0.0).fill_null(value=False).to_numpy()
+    position = np.arange(len(flat.row_list), dtype=np.int64) - flat.row_start[flat.row_list]
+    pair_position = position[flat.pair_row]
+    inside = retrieved[flat.pair_row]
+    if k is not None:
+        inside &= pair_position < k
+    chosen = np.flatnonzero(inside)
+    pair_list = flat.row_list[flat.pair_row[chosen]]
+    pair_position = pair_position[chosen]
+    earlier = flat.earlier[chosen]
+    n_subtopics = np.diff(flat.gid_start).astype(np.float64)
+    longest = int(pair_position.max()) + 1 if len(chosen) else 1
+    power, discounts = _tables(
+        alpha, discount, beta, int(earlier.max()) + 1 if len(chosen) else 1, longest
+    )
+    with np.errstate(divide="ignore"):
+        terms = ((1.0 / n_subtopics[pair_list]) * power[earlier]) * discounts[pair_position]
+    counts = np.bincount(pair_list, minlength=flat.n_lists)
+    starts = np.zeros(flat.n_lists, dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    if not inside.all():
+        return sequential_sums(terms, starts, counts, compensated=True)
+    sums = sequential_sums(terms, starts, counts)
+    long = np.flatnonzero(counts >= POLARS_SEQUENTIAL)
+    if len(long):
+        sums[long] = _polars_sums(terms, starts[long], counts[long])
+    return sums
+
+
+def _tables(
+    alpha: float, discount: Discount, beta: float, n_counts: int, n_ranks: int
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """``(1 - alpha)**c`` for c below ``n_counts`` and the discount of the ranks 1 to ``n_ranks``.
+
+    Computed by polars from the expressions of :class:`.diversity_statistics.Pairs`.
+    """
+    count = pl.Series("c", range(n_counts), dtype=pl.Float64)
+    rank = pl.Series("r", range(1, n_ranks + 1), dtype=pl.Float64)
+    power = pl.select(pl.lit(1.0 - alpha).pow(count)).to_series()
+    if discount == "log":
+        table = pl.select(1.0 / (pl.lit(rank) + 1.0).log(2)).to_series()
+    elif discount == "reciprocal":
+        table = pl.select(1.0 / pl.lit(rank)).to_series()
+    else:
+        table = pl.select(pl.lit(beta).pow(pl.lit(rank) - 1.0)).to_series()
+    return power.to_numpy(), table.to_numpy()
+
+
+def _polars_sums(
+    terms: npt.NDArray[np.float64],
+    starts: npt.NDArray[np.int64],
+    counts: npt.NDArray[np.int64],
+) -> npt.NDArray[np.float64]:
+    """Polars' ``sum`` of each ``terms[start:start + count]`` (its own order from 128 terms)."""
+    import numpy as np
+
+    group = np.repeat(np.arange(len(starts)), counts)
+    index = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(len(group))
+    frame = pl.DataFrame({"g": group, "t": terms[index]})
+    lists = frame.group_by("g", maintain_order=True).agg("t")
+    summed = lists.select(pl.col("t").list.agg(pl.element().sum()))
+    return summed.to_series().to_numpy()
