@@ -31,14 +31,8 @@ import polars as pl
 
 from polars_rankmetrics._validate import NoRelevant
 from polars_rankmetrics.engine.ranked import DOC, SUBTOPICS
-from polars_rankmetrics.metrics.diversity_greedy import (
-    Flat,
-    covered_pairs,
-    doc_keys,
-    flatten,
-    ideal_values,
-    sequential_sums,
-)
+from polars_rankmetrics.metrics.diversity_flat import Flat, flatten, sequential_sums
+from polars_rankmetrics.metrics.diversity_greedy import covered_pairs, doc_keys, ideal_values
 from polars_rankmetrics.metrics.diversity_ideal import Discount
 
 if TYPE_CHECKING:

@@ -1,0 +1,178 @@
+"""A column of ranked lists of subtopic structs as flat numpy arrays, for all queries at once.
+
+The batched diversity measures (:mod:`.diversity_batched`) and the batched
+greedy ideal (:mod:`.diversity_greedy`) read every list of a column together:
+one entry per row and one per (row, subtopic) pair, an integer id per distinct
+(list, subtopic), and for each pair the pairs of its subtopic above it in its
+list. :func:`sequential_sums` adds values per segment in the orders Python and
+polars add them, so that the batched values keep the bits of the expressions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Ints = npt.NDArray[np.int64]
+    Floats = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Flat:
+    """The rows of a column of lists, and their (row, subtopic) pairs in list order.
+
+    ``gid`` numbers the distinct (list, subtopic) of each list: the ids of
+    list ``i`` are ``gid_start[i]`` to ``gid_start[i + 1] - 1``, by subtopic
+    value. ``earlier`` is, for each pair, the pairs before it (in list order)
+    of the same list and subtopic. ``value_rank`` ranks the subtopic values
+    (as Python compares them) and ``text_rank`` their text (as ``str``), over
+    the whole column.
+    """
+
+    n_lists: int
+    rows: pl.Series
+    row_list: Ints
+    row_start: Ints
+    pair_start: Ints
+    pair_row: Ints
+    gid: Ints
+    gid_start: Ints
+    earlier: Ints
+    value_rank: Ints
+    text_rank: Ints
+
+
+def flatten(lists: pl.Series, field: str = "subtopics") -> Flat | None:
+    """The :class:`Flat` arrays of a column of lists of structs with subtopic lists in ``field``.
+
+    None when a subtopic is null or the subtopics are neither integers nor strings.
+    """
+    import numpy as np
+
+    if not subtopics_typed(lists.dtype, field):
+        return None
+    n_lists = len(lists)
+    row_counts = lists.list.len().fill_null(0).to_numpy().astype(np.int64)
+    rows = lists.list.explode(empty_as_null=False, keep_nulls=False)
+    subtopics = rows.struct.field(field)
+    pair_counts = subtopics.list.len().fill_null(0).to_numpy().astype(np.int64)
+    values = subtopics.list.explode(empty_as_null=False, keep_nulls=False)
+    if values.null_count():
+        return None
+    row_list = np.repeat(np.arange(n_lists, dtype=np.int64), row_counts)
+    pair_row = np.repeat(np.arange(len(rows), dtype=np.int64), pair_counts)
+    value_rank, text_rank, n_values = _value_ranks(values)
+    # One stable sort by (list, value) numbers the (list, subtopic) pairs and counts earlier ones.
+    key = row_list[pair_row] * n_values + value_rank
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    new = np.ones(len(key), dtype=bool)
+    new[1:] = ordered[1:] != ordered[:-1]
+    gid = np.empty(len(key), dtype=np.int64)
+    gid[order] = np.cumsum(new) - 1
+    index = np.arange(len(key), dtype=np.int64)
+    run_start = np.maximum.accumulate(np.where(new, index, 0))
+    earlier = np.empty(len(key), dtype=np.int64)
+    earlier[order] = index - run_start
+    per_list = np.bincount(row_list[pair_row][order[new]], minlength=n_lists)
+    return Flat(
+        n_lists=n_lists,
+        rows=rows,
+        row_list=row_list,
+        row_start=offsets(row_counts),
+        pair_start=offsets(pair_counts),
+        pair_row=pair_row,
+        gid=gid,
+        gid_start=offsets(per_list),
+        earlier=earlier,
+        value_rank=value_rank,
+        text_rank=text_rank,
+    )
+
+
+def subtopics_typed(dtype: pl.DataType, field: str = "subtopics") -> bool:
+    """Whether ``dtype`` is a list of structs whose ``field`` lists integers or strings."""
+    inner = dtype.inner if isinstance(dtype, pl.List) else None
+    if not isinstance(inner, pl.Struct):
+        return False
+    subtopics = {one.name: one.dtype for one in inner.fields}.get(field)
+    if not isinstance(subtopics, pl.List):
+        return False
+    return subtopics.inner.is_integer() or subtopics.inner == pl.String
+
+
+def offsets(counts: Ints) -> Ints:
+    """The offsets of segments of ``counts`` elements: 0, then their running total."""
+    import numpy as np
+
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
+
+
+def _value_ranks(values: pl.Series) -> tuple[Ints, Ints, int]:
+    """Each value's dense rank by value and by text (``str``), and the number of values."""
+    import numpy as np
+
+    if values.dtype in (pl.String, pl.UInt64) or not len(values):
+        # A string's order is its text's (UTF-8 bytes sort as code points).
+        ranks = values.rank("dense").fill_null(1).to_numpy().astype(np.int64) - 1
+        n_values = int(ranks.max()) + 1 if len(ranks) else 1
+        if values.dtype == pl.String:
+            return ranks, ranks, n_values
+        distinct = values.unique().sort()
+        text = distinct.cast(pl.String).rank("ordinal").to_numpy().astype(np.int64) - 1
+        return ranks, text[ranks], n_values
+    numbers = values.cast(pl.Int64).to_numpy()
+    low, high = int(numbers.min()), int(numbers.max())
+    if high - low <= 4 * len(numbers) + 1024:
+        present = np.zeros(high - low + 1, dtype=bool)
+        present[numbers - low] = True
+        unique = np.flatnonzero(present) + low
+        ranks = (np.cumsum(present) - 1)[numbers - low]
+    else:
+        unique, ranks = np.unique(numbers, return_inverse=True)
+    # Integers 0-9 sort as their text; others by their text, the few distinct ones.
+    if low >= 0 and high <= 9:
+        return ranks, ranks, len(unique)
+    text = pl.Series(unique).cast(pl.String).rank("ordinal").to_numpy().astype(np.int64) - 1
+    return ranks, text[ranks], len(unique)
+
+
+def sequential_sums(
+    values: Floats, starts: Ints, lengths: Ints, *, compensated: bool = False
+) -> Floats:
+    """The sum of each ``values[start:start + length]``, added left to right from 0.0.
+
+    As Python's ``sum`` of floats and polars' ``sum`` of fewer than 128 values;
+    ``compensated``: Kahan's summation, as polars' ``sum`` of the groups of a
+    ``group_by`` (and of a filtered list inside ``list.agg``).
+    """
+    import numpy as np
+
+    sums = np.zeros(len(lengths), dtype=np.float64)
+    if not len(lengths) or not lengths.max():
+        return sums
+    order = np.argsort(-lengths, kind="stable")
+    longest = lengths[order]
+    first = starts[order]
+    total = np.zeros(len(lengths), dtype=np.float64)
+    error = np.zeros(len(lengths), dtype=np.float64)
+    for j in range(int(longest[0])):
+        n = int(np.searchsorted(-longest, -j, side="left"))
+        value = values[first[:n] + j]
+        if compensated:
+            value = value - error[:n]
+            added = total[:n] + value
+            error[:n] = (added - total[:n]) - value
+            total[:n] = added
+        else:
+            total[:n] += value
+    sums[order] = total
+    return sums
