@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from typing import Any
 
 import polars as pl
@@ -55,11 +56,15 @@ def _frame(seed: int, *, text: bool, docs: str | None, n_queries: int = 40) -> p
     return pl.DataFrame(rows, schema=schema)
 
 
-def _both(frame: pl.DataFrame, exprs: dict[str, pl.Expr], monkeypatch: pytest.MonkeyPatch) -> Any:
-    batched = frame.group_by("query").agg(**exprs).sort("query")
+def _both(
+    frame: pl.DataFrame, build: Callable[[], dict[str, pl.Expr]], monkeypatch: pytest.MonkeyPatch
+) -> Any:
+    """The frame evaluated batched, and by the expressions (built with the batched path off)."""
+    batched = frame.group_by("query").agg(**build()).sort("query")
     with monkeypatch.context() as patch:
         patch.setattr(diversity_statistics, "_batched", lambda _, expression, *a, **k: expression)
-        expressions = frame.group_by("query").agg(**exprs).sort("query")
+        patch.setattr(diversity_statistics, "reads_lists_as_given", lambda _: False)
+        expressions = frame.group_by("query").agg(**build()).sort("query")
     return batched, expressions
 
 
@@ -73,15 +78,19 @@ def test_batched_measures_equal_their_expressions(
     common: dict[str, Any] = {"by": ["score", "i"], "descending": [True, False]}
     if docs is not None:
         common["docs"] = "doc"
-    exprs = {}
-    for alpha in (0.5, 0.0, 1.0, 0.3):
-        for k in (1, 5, 20, 200):
-            exprs[f"a{alpha}@{k}"] = rm.alpha_ndcg_at_k("subtopics", k, alpha=alpha, **common)
-            exprs[f"e{alpha}@{k}"] = rm.nerr_ia_at_k("subtopics", k, alpha=alpha, **common)
-        exprs[f"n{alpha}"] = rm.nnrbp("subtopics", alpha=alpha, beta=0.8, **common)
-    exprs["zero"] = rm.alpha_ndcg_at_k("subtopics", 10, no_relevant="zero", **common)
-    exprs["optimistic"] = rm.alpha_ndcg_at_k("subtopics", 10, ties="optimistic", **common)
-    batched, expressions = _both(frame, exprs, monkeypatch)
+
+    def build() -> dict[str, pl.Expr]:
+        exprs = {}
+        for alpha in (0.5, 0.0, 1.0, 0.3):
+            for k in (1, 5, 20, 200):
+                exprs[f"a{alpha}@{k}"] = rm.alpha_ndcg_at_k("subtopics", k, alpha=alpha, **common)
+                exprs[f"e{alpha}@{k}"] = rm.nerr_ia_at_k("subtopics", k, alpha=alpha, **common)
+            exprs[f"n{alpha}"] = rm.nnrbp("subtopics", alpha=alpha, beta=0.8, **common)
+        exprs["zero"] = rm.alpha_ndcg_at_k("subtopics", 10, no_relevant="zero", **common)
+        exprs["optimistic"] = rm.alpha_ndcg_at_k("subtopics", 10, ties="optimistic", **common)
+        return exprs
+
+    batched, expressions = _both(frame, build, monkeypatch)
     assert batched.null_count().sum_horizontal().item() > 0  # queries without subtopics
     assert batched.to_dicts() == expressions.to_dicts()
 
@@ -99,12 +108,15 @@ def test_no_pair_left_out_and_long_lists(monkeypatch: pytest.MonkeyPatch) -> Non
             ],
         }
     )
-    exprs = {
-        "ndcg": rm.alpha_ndcg_at_k("subtopics", 1000, by="score", alpha=0.3),
-        "nerr": rm.nerr_ia_at_k("subtopics", 1000, by="score", alpha=0.7),
-        "nnrbp": rm.nnrbp("subtopics", by="score", alpha=0.3, beta=0.9),
-    }
-    batched, expressions = _both(frame, exprs, monkeypatch)
+
+    def build() -> dict[str, pl.Expr]:
+        return {
+            "ndcg": rm.alpha_ndcg_at_k("subtopics", 1000, by="score", alpha=0.3),
+            "nerr": rm.nerr_ia_at_k("subtopics", 1000, by="score", alpha=0.7),
+            "nnrbp": rm.nnrbp("subtopics", by="score", alpha=0.3, beta=0.9),
+        }
+
+    batched, expressions = _both(frame, build, monkeypatch)
     assert batched.to_dicts() == expressions.to_dicts()
 
 
@@ -113,17 +125,12 @@ def test_metrics_beside_other_measures(monkeypatch: pytest.MonkeyPatch) -> None:
         relevance=pl.col("subtopics").list.len().fill_null(0)
     )
     names = ["alpha_nDCG@20", "nERR-IA@5", "nNRBP", "P@5", "ERR-IA@10", "alpha-nDCG@3"]
-    exprs = {
-        "m": rm.metrics(
-            "relevance",
-            names,
-            by=["score", "doc"],
-            descending=[True, False],
-            subtopics="subtopics",
-            docs="doc",
-        )
-    }
-    batched, expressions = _both(frame, exprs, monkeypatch)
+
+    def build() -> dict[str, pl.Expr]:
+        options: dict[str, Any] = {"by": ["score", "doc"], "descending": [True, False]}
+        return {"m": rm.metrics("relevance", names, subtopics="subtopics", docs="doc", **options)}
+
+    batched, expressions = _both(frame, build, monkeypatch)
     assert batched.unnest("m").to_dicts() == expressions.unnest("m").to_dicts()
 
 
@@ -136,7 +143,10 @@ def test_subtopics_of_another_type_take_the_expressions(monkeypatch: pytest.Monk
             "subtopics": [[1.0, 2.0], [2.0], [], [], [0.5]],
         }
     )
-    exprs = {"a": rm.alpha_ndcg_at_k("subtopics", 2, by="score")}
-    batched, expressions = _both(frame, exprs, monkeypatch)
+
+    def build() -> dict[str, pl.Expr]:
+        return {"a": rm.alpha_ndcg_at_k("subtopics", 2, by="score")}
+
+    batched, expressions = _both(frame, build, monkeypatch)
     assert batched.to_dicts() == expressions.to_dicts()
     assert batched["a"].to_list() == pytest.approx([1.0, 1.0 / math.log2(3.0)])

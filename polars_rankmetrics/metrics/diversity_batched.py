@@ -19,8 +19,11 @@ the ranked lists of all queries at once (numpy over flat arrays; see
 - over the greedy ideal of :func:`.diversity_greedy.ideal_values`, null (or 0)
   for a query without a subtopic.
 
-Lists whose subtopics are neither integers nor strings take the expressions
-(``fallback``), evaluated on the same lists.
+The subtopic lists may come as given (:func:`.diversity_statistics.subtopic_ranking`
+carries them so for these measures alone): nulls and repeats inside a list are
+dropped here, as :func:`.diversity_input.subtopic_columns` drops them for the
+expressions. Lists whose subtopics are neither integers nor strings take the
+expressions (``fallback``), evaluated on the same lists, cleaned.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import polars as pl
 
 from polars_rankmetrics._validate import NoRelevant
 from polars_rankmetrics.engine.ranked import DOC, SUBTOPICS
-from polars_rankmetrics.metrics.diversity_flat import Flat, flatten, sequential_sums
+from polars_rankmetrics.metrics.diversity_flat import Flat, cleaned, flatten, sequential_sums
 from polars_rankmetrics.metrics.diversity_greedy import covered_pairs, doc_keys, ideal_values
 from polars_rankmetrics.metrics.diversity_ideal import Discount
 
@@ -53,43 +56,68 @@ def normalised_expr(
     scale: float,
     no_relevant: NoRelevant,
 ) -> pl.Expr:
-    """The measure of each ranked list, for ``list.agg``; ``fallback`` is its expression.
+    """:func:`normalised_values` of each ranked list, for ``list.agg``.
 
-    ``scale`` multiplies both the ranking's sum and the ideal's (nNRBP's
-    ``1 - (1 - alpha) beta``).
+    The lists are imploded, and the function is marked elementwise over them:
+    polars calls it once with the lists of all groups (or a chunk of them).
     """
-
-    def compute(lists: pl.Series) -> pl.Series:
-        flat = flatten(lists.rename("lists"), SUBTOPICS)
-        if flat is None:
-            return lists.to_frame("lists").select(pl.col("lists").list.agg(fallback)).to_series()
-        ranked = _ranked_sums(flat, alpha=alpha, discount=discount, k=k, beta=beta)
-        covered = covered_pairs(flat)
-        keys = doc_keys(flat, DOC) if DOC in flat.rows.struct.fields else None
-        import numpy as np
-
-        weight = np.ones(int(flat.gid_start[-1]), dtype=np.float64)
-        subtopics = np.diff(flat.gid_start)
-        ideal = ideal_values(
-            flat,
-            covered,
-            keys,
-            weight,
-            subtopics.astype(np.float64),
-            alpha=alpha,
-            discount=discount,
-            depth=k,
-            beta=beta,
+    options = {"alpha": alpha, "discount": discount, "k": k, "beta": beta, "scale": scale}
+    return (
+        pl.element()
+        .implode()
+        .map_batches(
+            lambda lists: normalised_values(lists, fallback, no_relevant=no_relevant, **options),
+            return_dtype=pl.Float64,
+            is_elementwise=True,
         )
-        defined = subtopics > 0
-        values = np.zeros(flat.n_lists, dtype=np.float64)
-        values[defined] = (scale * ranked[defined]) / (scale * ideal[defined])
-        series = pl.Series(lists.name, values, dtype=pl.Float64)
-        if no_relevant == "null":
-            series = series.scatter(np.flatnonzero(~defined), None)
-        return series
+    )
 
-    return pl.element().implode().map_batches(compute, return_dtype=pl.Float64, is_elementwise=True)
+
+def normalised_values(
+    lists: pl.Series,
+    fallback: pl.Expr,
+    *,
+    alpha: float,
+    discount: Discount,
+    k: int | None,
+    beta: float,
+    scale: float,
+    no_relevant: NoRelevant,
+) -> pl.Series:
+    """The measure of each list of ranked ``{code, subtopics, doc?}`` structs (Float64).
+
+    ``fallback``, the measure's expression, computes lists whose subtopics are
+    neither integers nor strings. ``scale`` multiplies both the ranking's sum
+    and the ideal's (nNRBP's ``1 - (1 - alpha) beta``).
+    """
+    import numpy as np
+
+    flat = flatten(lists, SUBTOPICS, clean=True)
+    if flat is None:
+        frame = cleaned(lists, SUBTOPICS).rename("lists").to_frame()
+        return frame.select(pl.col("lists").list.agg(fallback)).to_series().rename(lists.name)
+    ranked = _ranked_sums(flat, alpha=alpha, discount=discount, k=k, beta=beta)
+    covered = covered_pairs(flat)
+    keys = doc_keys(flat, DOC) if DOC in flat.rows.struct.fields else None
+    subtopics = np.diff(flat.gid_start)
+    ideal = ideal_values(
+        flat,
+        covered,
+        keys,
+        np.ones(int(flat.gid_start[-1]), dtype=np.float64),
+        subtopics.astype(np.float64),
+        alpha=alpha,
+        discount=discount,
+        depth=k,
+        beta=beta,
+    )
+    defined = subtopics > 0
+    values = np.zeros(flat.n_lists, dtype=np.float64)
+    values[defined] = (scale * ranked[defined]) / (scale * ideal[defined])
+    series = pl.Series(lists.name, values, dtype=pl.Float64)
+    if no_relevant == "null":
+        series = series.scatter(np.flatnonzero(~defined), None)
+    return series
 
 
 def _ranked_sums(

@@ -48,10 +48,13 @@ class Flat:
     text_rank: Ints
 
 
-def flatten(lists: pl.Series, field: str = "subtopics") -> Flat | None:
+def flatten(lists: pl.Series, field: str = "subtopics", *, clean: bool = False) -> Flat | None:
     """The :class:`Flat` arrays of a column of lists of structs with subtopic lists in ``field``.
 
-    None when a subtopic is null or the subtopics are neither integers nor strings.
+    None when the subtopics are neither integers nor strings, or a subtopic is
+    null and not ``clean``. ``clean``: a row's subtopic list loses its nulls and
+    repeats (the first of each value stays), as
+    :func:`.diversity_input.subtopic_columns` cleans them.
     """
     import numpy as np
 
@@ -61,38 +64,63 @@ def flatten(lists: pl.Series, field: str = "subtopics") -> Flat | None:
     row_counts = lists.list.len().fill_null(0).to_numpy().astype(np.int64)
     rows = lists.list.explode(empty_as_null=False, keep_nulls=False)
     subtopics = rows.struct.field(field)
-    pair_counts = subtopics.list.len().fill_null(0).to_numpy().astype(np.int64)
     values = subtopics.list.explode(empty_as_null=False, keep_nulls=False)
     if values.null_count():
-        return None
+        return flatten(cleaned(lists, field), field) if clean else None
+    pair_counts = subtopics.list.len().fill_null(0).to_numpy().astype(np.int64)
     row_list = np.repeat(np.arange(n_lists, dtype=np.int64), row_counts)
-    pair_row = np.repeat(np.arange(len(rows), dtype=np.int64), pair_counts)
+    pair_start = offsets(pair_counts)
+    # The row of each pair: the rows (after the first) starting at or before it.
+    starting = np.bincount(pair_start[1:-1], minlength=len(values) + 1)[: len(values)]
+    pair_row = np.cumsum(starting)
     value_rank, text_rank, n_values = _value_ranks(values)
-    # One stable sort by (list, value) numbers the (list, subtopic) pairs and counts earlier ones.
-    key = row_list[pair_row] * n_values + value_rank
-    order = np.argsort(key, kind="stable")
-    ordered = key[order]
-    new = np.ones(len(key), dtype=bool)
-    new[1:] = ordered[1:] != ordered[:-1]
-    gid = np.empty(len(key), dtype=np.int64)
-    gid[order] = np.cumsum(new) - 1
-    index = np.arange(len(key), dtype=np.int64)
+    pair_list = row_list[pair_row]
+    # A stable sort by value keeps each value's pairs by list and position: runs of one
+    # (value, list) count the earlier pairs. (Radix sort while values fit 16 bits.)
+    small = np.uint16 if n_values <= 1 << 16 else np.int64
+    order = np.argsort(value_rank.astype(small), kind="stable")
+    by_value, by_list = value_rank[order], pair_list[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (by_value[1:] != by_value[:-1]) | (by_list[1:] != by_list[:-1])
+    index = np.arange(len(order), dtype=np.int64)
     run_start = np.maximum.accumulate(np.where(new, index, 0))
-    earlier = np.empty(len(key), dtype=np.int64)
+    if clean and len(order) and np.any(~new[1:] & (pair_row[order[1:]] == pair_row[order[:-1]])):
+        return flatten(cleaned(lists, field), field)  # a value repeated in a row's list
+    earlier = np.empty(len(order), dtype=np.int64)
     earlier[order] = index - run_start
-    per_list = np.bincount(row_list[pair_row][order[new]], minlength=n_lists)
+    # The runs, numbered by (list, value): few, sorted apart.
+    run_list = by_list[new]
+    renumber = np.empty(len(run_list), dtype=np.int64)
+    renumber[np.lexsort((by_value[new], run_list))] = np.arange(len(run_list))
+    gid = np.empty(len(order), dtype=np.int64)
+    gid[order] = renumber[np.cumsum(new) - 1]
+    per_list = np.bincount(run_list, minlength=n_lists)
     return Flat(
         n_lists=n_lists,
         rows=rows,
         row_list=row_list,
         row_start=offsets(row_counts),
-        pair_start=offsets(pair_counts),
+        pair_start=pair_start,
         pair_row=pair_row,
         gid=gid,
         gid_start=offsets(per_list),
         earlier=earlier,
         value_rank=value_rank,
         text_rank=text_rank,
+    )
+
+
+def cleaned(lists: pl.Series, field: str) -> pl.Series:
+    """The lists with each row's ``field`` list without nulls and repeats (first kept, in place).
+
+    As :func:`.diversity_input.subtopic_columns` cleans the subtopic lists.
+    """
+    clean = pl.field(field).list.set_difference(pl.lit([None]))
+    frame = lists.to_frame("lists")
+    return (
+        frame.select(pl.col("lists").list.eval(pl.element().struct.with_fields(clean)))
+        .to_series()
+        .rename(lists.name)
     )
 
 
