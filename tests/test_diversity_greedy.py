@@ -18,7 +18,7 @@ import polars as pl
 import pytest
 
 import polars_rankmetrics as rm
-from polars_rankmetrics.metrics import diversity_batched, diversity_greedy
+from polars_rankmetrics.metrics import diversity_batched, diversity_flat, diversity_greedy
 from polars_rankmetrics.metrics.diversity_ideal import ideal_value
 
 
@@ -102,8 +102,12 @@ def test_batched_greedy_equals_the_per_query_reference(
 def test_pools_told_apart_by_mask_or_by_subtopic_ids(
     mask_bits: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Sets of subtopics as bit masks (packed with the query or not) or as padded id rows."""
+    """Sets of subtopics as bit masks (packed with the query or not) or as padded id rows.
+
+    The flat arrays in the dense layout (few distinct subtopics) or numbered by sorting.
+    """
     monkeypatch.setattr(diversity_greedy, "MASK_BITS", mask_bits)
+    monkeypatch.setattr(diversity_flat, "MASK_BITS", mask_bits)
     for doc in (None, "int"):
         lists = _lists(7, n_queries=80, doc=doc, weights=True, text=False, wide=True)
         options: dict[str, Any] = {"alpha": 0.5, "discount": "log", "depth": 10}

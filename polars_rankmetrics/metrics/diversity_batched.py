@@ -34,7 +34,13 @@ import polars as pl
 
 from polars_rankmetrics._validate import NoRelevant
 from polars_rankmetrics.engine.ranked import DOC, SUBTOPICS
-from polars_rankmetrics.metrics.diversity_flat import Flat, cleaned, flatten, sequential_sums
+from polars_rankmetrics.metrics.diversity_flat import (
+    Flat,
+    cleaned,
+    earlier,
+    flatten,
+    sequential_sums,
+)
 from polars_rankmetrics.metrics.diversity_greedy import covered_pairs, doc_keys, ideal_values
 from polars_rankmetrics.metrics.diversity_ideal import Discount
 
@@ -61,16 +67,20 @@ def normalised_expr(
     The lists are imploded, and the function is marked elementwise over them:
     polars calls it once with the lists of all groups (or a chunk of them).
     """
-    options = {"alpha": alpha, "discount": discount, "k": k, "beta": beta, "scale": scale}
-    return (
-        pl.element()
-        .implode()
-        .map_batches(
-            lambda lists: normalised_values(lists, fallback, no_relevant=no_relevant, **options),
-            return_dtype=pl.Float64,
-            is_elementwise=True,
+
+    def compute(lists: pl.Series) -> pl.Series:
+        return normalised_values(
+            lists,
+            fallback,
+            alpha=alpha,
+            discount=discount,
+            k=k,
+            beta=beta,
+            scale=scale,
+            no_relevant=no_relevant,
         )
-    )
+
+    return pl.element().implode().map_batches(compute, return_dtype=pl.Float64, is_elementwise=True)
 
 
 def normalised_values(
@@ -99,12 +109,12 @@ def normalised_values(
     ranked = _ranked_sums(flat, alpha=alpha, discount=discount, k=k, beta=beta)
     covered = covered_pairs(flat)
     keys = doc_keys(flat, DOC) if DOC in flat.rows.struct.fields else None
-    subtopics = np.diff(flat.gid_start)
+    subtopics = flat.n_subtopics
     ideal = ideal_values(
         flat,
         covered,
         keys,
-        np.ones(int(flat.gid_start[-1]), dtype=np.float64),
+        np.ones(flat.n_gid, dtype=np.float64),
         subtopics.astype(np.float64),
         alpha=alpha,
         discount=discount,
@@ -134,16 +144,16 @@ def _ranked_sums(
     if k is not None:
         inside &= pair_position < k
     chosen = np.flatnonzero(inside)
-    pair_list = flat.row_list[flat.pair_row[chosen]]
+    pair_list = flat.pair_list[chosen]
     pair_position = pair_position[chosen]
-    earlier = flat.earlier[chosen]
-    n_subtopics = np.diff(flat.gid_start).astype(np.float64)
+    counted = earlier(flat, chosen)
+    n_subtopics = flat.n_subtopics.astype(np.float64)
     longest = int(pair_position.max()) + 1 if len(chosen) else 1
     power, discounts = _tables(
-        alpha, discount, beta, int(earlier.max()) + 1 if len(chosen) else 1, longest
+        alpha, discount, beta, int(counted.max()) + 1 if len(chosen) else 1, longest
     )
     with np.errstate(divide="ignore"):
-        terms = ((1.0 / n_subtopics[pair_list]) * power[earlier]) * discounts[pair_position]
+        terms = ((1.0 / n_subtopics[pair_list]) * power[counted]) * discounts[pair_position]
     counts = np.bincount(pair_list, minlength=flat.n_lists)
     starts = np.zeros(flat.n_lists, dtype=np.int64)
     np.cumsum(counts[:-1], out=starts[1:])

@@ -11,7 +11,7 @@ polars add them, so that the batched values keep the bits of the expressions.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -23,16 +23,21 @@ if TYPE_CHECKING:
     Floats = npt.NDArray[np.float64]
 
 
+MASK_BITS = 62
+"""Up to this many distinct subtopics in a column, a set of them is a bit mask."""
+
+
 @dataclass(frozen=True)
 class Flat:
     """The rows of a column of lists, and their (row, subtopic) pairs in list order.
 
-    ``gid`` numbers the distinct (list, subtopic) of each list: the ids of
-    list ``i`` are ``gid_start[i]`` to ``gid_start[i + 1] - 1``, by subtopic
-    value. ``earlier`` is, for each pair, the pairs before it (in list order)
-    of the same list and subtopic. ``value_rank`` ranks the subtopic values
-    (as Python compares them) and ``text_rank`` their text (as ``str``), over
-    the whole column.
+    ``gid`` indexes a table of ``n_gid`` slots with one slot per (list,
+    subtopic) of each list (and, in the dense layout, unused ones); ``local``
+    tells the subtopics of one list apart (a bit number while the column has
+    at most :data:`MASK_BITS` distinct subtopics); ``row_mask``, in that case,
+    is each row's set of subtopics as a bit mask. ``value_rank`` ranks the
+    subtopic values (as Python compares them) and ``text_rank`` their text (as
+    ``str``), over the whole column. ``earlier_all``: see :func:`earlier`.
     """
 
     n_lists: int
@@ -41,11 +46,15 @@ class Flat:
     row_start: Ints
     pair_start: Ints
     pair_row: Ints
+    pair_list: Ints
     gid: Ints
-    gid_start: Ints
-    earlier: Ints
+    n_gid: int
+    n_subtopics: Ints
+    local: Ints
+    row_mask: Ints | None
     value_rank: Ints
     text_rank: Ints
+    earlier_all: Ints | None
 
 
 def flatten(lists: pl.Series, field: str = "subtopics", *, clean: bool = False) -> Flat | None:
@@ -75,39 +84,97 @@ def flatten(lists: pl.Series, field: str = "subtopics", *, clean: bool = False) 
     pair_row = np.cumsum(starting)
     value_rank, text_rank, n_values = _value_ranks(values)
     pair_list = row_list[pair_row]
+    common: dict[str, Any] = {
+        "n_lists": n_lists,
+        "rows": rows,
+        "row_list": row_list,
+        "row_start": offsets(row_counts),
+        "pair_start": pair_start,
+        "pair_row": pair_row,
+        "pair_list": pair_list,
+        "value_rank": value_rank,
+        "text_rank": text_rank,
+    }
+    if n_values <= MASK_BITS and n_lists * n_values <= 4 * len(values) + 4096:
+        # Dense: slot (list, value), the value's bit, each row's set of values as a mask.
+        covers = pair_counts > 0
+        row_mask = np.zeros(len(pair_counts), dtype=np.int64)
+        if len(values):
+            bits = np.left_shift(np.int64(1), value_rank)
+            row_mask[covers] = np.bitwise_or.reduceat(bits, pair_start[:-1][covers])
+        if clean and np.any(np.bitwise_count(row_mask) < pair_counts):
+            return flatten(cleaned(lists, field), field)  # a value repeated in a row's list
+        list_mask = np.zeros(n_lists, dtype=np.int64)
+        if len(values):
+            rows_with = np.flatnonzero(covers)
+            spans = np.flatnonzero(np.diff(row_list[rows_with], prepend=-1))
+            list_mask[row_list[rows_with[spans]]] = np.bitwise_or.reduceat(
+                row_mask[rows_with], spans
+            )
+        return Flat(
+            gid=pair_list * n_values + value_rank,
+            n_gid=n_lists * n_values,
+            n_subtopics=np.bitwise_count(list_mask).astype(np.int64),
+            local=value_rank,
+            row_mask=row_mask,
+            earlier_all=None,
+            **common,
+        )
     # A stable sort by value keeps each value's pairs by list and position: runs of one
-    # (value, list) count the earlier pairs. (Radix sort while values fit 16 bits.)
+    # (value, list) count the earlier pairs.
+    order, new = _runs(value_rank, pair_list, n_values)
+    if clean and len(order) and np.any(~new[1:] & (pair_row[order[1:]] == pair_row[order[:-1]])):
+        return flatten(cleaned(lists, field), field)  # a value repeated in a row's list
+    index = np.arange(len(order), dtype=np.int64)
+    earlier_all = np.empty(len(order), dtype=np.int64)
+    earlier_all[order] = index - np.maximum.accumulate(np.where(new, index, 0))
+    # The runs, numbered by (list, value): few, sorted apart.
+    run_list = pair_list[order][new]
+    renumber = np.empty(len(run_list), dtype=np.int64)
+    renumber[np.lexsort((value_rank[order][new], run_list))] = np.arange(len(run_list))
+    gid = np.empty(len(order), dtype=np.int64)
+    gid[order] = renumber[np.cumsum(new) - 1]
+    n_subtopics = np.bincount(run_list, minlength=n_lists)
+    return Flat(
+        gid=gid,
+        n_gid=len(run_list),
+        n_subtopics=n_subtopics,
+        local=gid - offsets(n_subtopics)[pair_list],
+        row_mask=None,
+        earlier_all=earlier_all,
+        **common,
+    )
+
+
+def _runs(value_rank: Ints, pair_list: Ints, n_values: int) -> tuple[Ints, Ints]:
+    """A stable order by value (so by list and position within one), and where runs start.
+
+    A run is the pairs of one (value, list). Radix sort while values fit 16 bits.
+    """
+    import numpy as np
+
     small = np.uint16 if n_values <= 1 << 16 else np.int64
     order = np.argsort(value_rank.astype(small), kind="stable")
     by_value, by_list = value_rank[order], pair_list[order]
     new = np.ones(len(order), dtype=bool)
     new[1:] = (by_value[1:] != by_value[:-1]) | (by_list[1:] != by_list[:-1])
+    return order, new
+
+
+def earlier(flat: Flat, chosen: Ints) -> Ints:
+    """For each pair of ``chosen`` (ascending), the chosen pairs before it of its list and subtopic.
+
+    Every pair where ``chosen`` is a prefix of each list's pairs.
+    """
+    import numpy as np
+
+    if flat.earlier_all is not None:
+        return flat.earlier_all[chosen]
+    order, new = _runs(flat.value_rank[chosen], flat.pair_list[chosen], MASK_BITS)
     index = np.arange(len(order), dtype=np.int64)
-    run_start = np.maximum.accumulate(np.where(new, index, 0))
-    if clean and len(order) and np.any(~new[1:] & (pair_row[order[1:]] == pair_row[order[:-1]])):
-        return flatten(cleaned(lists, field), field)  # a value repeated in a row's list
-    earlier = np.empty(len(order), dtype=np.int64)
-    earlier[order] = index - run_start
-    # The runs, numbered by (list, value): few, sorted apart.
-    run_list = by_list[new]
-    renumber = np.empty(len(run_list), dtype=np.int64)
-    renumber[np.lexsort((by_value[new], run_list))] = np.arange(len(run_list))
-    gid = np.empty(len(order), dtype=np.int64)
-    gid[order] = renumber[np.cumsum(new) - 1]
-    per_list = np.bincount(run_list, minlength=n_lists)
-    return Flat(
-        n_lists=n_lists,
-        rows=rows,
-        row_list=row_list,
-        row_start=offsets(row_counts),
-        pair_start=pair_start,
-        pair_row=pair_row,
-        gid=gid,
-        gid_start=offsets(per_list),
-        earlier=earlier,
-        value_rank=value_rank,
-        text_rank=text_rank,
-    )
+    counted = np.empty(len(order), dtype=np.int64)
+    counted[order] = index - np.maximum.accumulate(np.where(new, index, 0))
+    return counted
 
 
 def cleaned(lists: pl.Series, field: str) -> pl.Series:

@@ -75,8 +75,8 @@ def greedy_values(
             return _one_by_one(lists, options)
         weight, total = weighted
     else:
-        weight = np.ones(int(flat.gid_start[-1]), dtype=np.float64)
-        total = np.diff(flat.gid_start).astype(np.float64)
+        weight = np.ones(flat.n_gid, dtype=np.float64)
+        total = flat.n_subtopics.astype(np.float64)
     keys = doc_keys(flat) if "doc" in flat.rows.struct.fields else None
     values = ideal_values(
         flat, covered, keys, weight, total, alpha=alpha, discount=discount, depth=depth, beta=beta
@@ -104,12 +104,14 @@ class Covered:
     """The distinct subtopics of each row that covers one, sorted by text: the ideal's documents.
 
     ``doc_row``: the row of each document (rows with a subtopic, in order);
-    ``start``: the offsets of each document's pairs in ``gid`` and ``value_rank``.
+    ``start``: the offsets of each document's pairs in ``gid``, ``local`` and
+    ``value_rank`` (see :class:`.diversity_flat.Flat`).
     """
 
     doc_row: Ints
     start: Ints
     gid: Ints
+    local: Ints
     value_rank: Ints
 
 
@@ -117,15 +119,17 @@ def covered_pairs(flat: Flat) -> Covered:
     """Each row's distinct subtopics in text order (the order of ``covered`` in ``_documents``)."""
     import numpy as np
 
-    row, gid, value, text = flat.pair_row, flat.gid, flat.value_rank, flat.text_rank
+    row, gid, local, value = flat.pair_row, flat.gid, flat.local, flat.value_rank
+    text = flat.text_rank
     same_row = row[1:] == row[:-1]
     if np.any(same_row & (text[1:] <= text[:-1])):
         order = np.lexsort((text, row))
-        row, gid, value, text = row[order], gid[order], value[order], text[order]
+        row, gid, local, value = row[order], gid[order], local[order], value[order]
         repeated = np.zeros(len(row), dtype=bool)
         repeated[1:] = (row[1:] == row[:-1]) & (gid[1:] == gid[:-1])
         if repeated.any():
-            row, gid, value = row[~repeated], gid[~repeated], value[~repeated]
+            keep = ~repeated
+            row, gid, local, value = row[keep], gid[keep], local[keep], value[keep]
     new_row = np.ones(len(row), dtype=bool)
     new_row[1:] = row[1:] != row[:-1]
     starts = np.flatnonzero(new_row)
@@ -133,6 +137,7 @@ def covered_pairs(flat: Flat) -> Covered:
         doc_row=row[starts],
         start=np.append(starts, len(row)).astype(np.int64),
         gid=gid,
+        local=local,
         value_rank=value,
     )
 
@@ -173,10 +178,11 @@ def _weights(flat: Flat, covered: Covered) -> tuple[Floats, Floats] | None:
     order = np.lexsort((part, event_row))
     event_gid, event_weight = event_gid[order], event_weight[order]
     # Every (list, subtopic) is covered by some row, so each is met.
-    _, first = np.unique(event_gid, return_index=True)
-    weight = event_weight[first]
-    met = np.argsort(first, kind="stable")  # by list, then in the order met
-    total = sequential_sums(weight[met], flat.gid_start[:-1], np.diff(flat.gid_start))
+    slots, first = np.unique(event_gid, return_index=True)
+    weight = np.zeros(flat.n_gid, dtype=np.float64)
+    weight[slots] = event_weight[first]
+    met = slots[np.argsort(first, kind="stable")]  # by list, then in the order met
+    total = sequential_sums(weight[met], offsets(flat.n_subtopics)[:-1], flat.n_subtopics)
     return weight, total
 
 
@@ -250,12 +256,16 @@ def _pools(flat: Flat, covered: Covered, doc_list: Ints, length: Ints) -> Pools:
     import numpy as np
 
     n_docs = len(doc_list)
-    local = covered.gid - flat.gid_start[flat.row_list[covered_rows(covered)]]
-    subtopics = np.diff(flat.gid_start)
-    widest = int(subtopics.max())
-    if widest <= MASK_BITS:
-        mask = np.bitwise_or.reduceat(np.left_shift(np.int64(1), local), covered.start[:-1])
-        if (int(flat.n_lists).bit_length() + widest) <= MASK_BITS:
+    if flat.row_mask is not None or int(flat.n_subtopics.max()) <= MASK_BITS:
+        if flat.row_mask is not None:
+            mask = flat.row_mask[covered.doc_row]
+        else:
+            bits = np.left_shift(np.int64(1), covered.local)
+            mask = np.bitwise_or.reduceat(bits, covered.start[:-1])
+        widest = int(mask.max()).bit_length()
+        if widest <= 16:  # radix sort: by mask, then (stable) by list and document
+            order = np.argsort(mask.astype(np.uint16), kind="stable")
+        elif (int(flat.n_lists).bit_length() + widest) <= MASK_BITS:
             order = np.argsort((doc_list << widest) | mask, kind="stable")
         else:
             order = np.lexsort((np.arange(n_docs), mask, doc_list))
@@ -288,7 +298,7 @@ def _pools(flat: Flat, covered: Covered, doc_list: Ints, length: Ints) -> Pools:
     starts = offsets(per_list)
     index = np.arange(len(by_list)) - np.repeat(starts[:-1], per_list)
     cover = np.diff(covered.start)[first_doc]
-    n_gid = int(flat.gid_start[-1])
+    n_gid = flat.n_gid
     plane = np.full((int(cover.max()), len(by_list)), n_gid, dtype=np.int64)
     for j in range(plane.shape[0]):
         has = cover > j
