@@ -138,8 +138,7 @@ def _ranked_sums(
 
     code = flat.rows.struct.field(flat.rows.struct.fields[0])
     retrieved = (code >= 0.0).fill_null(value=False).to_numpy()
-    position = np.arange(len(flat.row_list), dtype=np.int64) - flat.row_start[flat.row_list]
-    pair_position = position[flat.pair_row]
+    pair_position = flat.pair_row - flat.row_start[flat.pair_list]
     inside = retrieved[flat.pair_row]
     if k is not None:
         inside &= pair_position < k

@@ -23,8 +23,9 @@ if TYPE_CHECKING:
     Floats = npt.NDArray[np.float64]
 
 
-MASK_BITS = 62
-"""Up to this many distinct subtopics in a column, a set of them is a bit mask."""
+MASK_BITS = 52
+"""Up to this many distinct subtopics in a column, a set of them is a bit mask (summed exactly
+as float64)."""
 
 
 @dataclass(frozen=True)
@@ -34,10 +35,11 @@ class Flat:
     ``gid`` indexes a table of ``n_gid`` slots with one slot per (list,
     subtopic) of each list (and, in the dense layout, unused ones); ``local``
     tells the subtopics of one list apart (a bit number while the column has
-    at most :data:`MASK_BITS` distinct subtopics); ``row_mask``, in that case,
-    is each row's set of subtopics as a bit mask. ``value_rank`` ranks the
-    subtopic values (as Python compares them) and ``text_rank`` their text (as
-    ``str``), over the whole column. ``earlier_all``: see :func:`earlier`.
+    at most :data:`MASK_BITS` distinct subtopics); ``row_mask``, in that case
+    and without repeats in a row, is each row's set of subtopics as a bit mask.
+    ``value_rank`` ranks the subtopic values (as Python compares them) and
+    ``text_rank`` their text (as ``str``), over the whole column.
+    ``earlier_all``: see :func:`earlier`.
     """
 
     n_lists: int
@@ -96,27 +98,23 @@ def flatten(lists: pl.Series, field: str = "subtopics", *, clean: bool = False) 
         "text_rank": text_rank,
     }
     if n_values <= MASK_BITS and n_lists * n_values <= 4 * len(values) + 4096:
-        # Dense: slot (list, value), the value's bit, each row's set of values as a mask.
-        covers = pair_counts > 0
-        row_mask = np.zeros(len(pair_counts), dtype=np.int64)
-        if len(values):
-            bits = np.left_shift(np.int64(1), value_rank)
-            row_mask[covers] = np.bitwise_or.reduceat(bits, pair_start[:-1][covers])
-        if clean and np.any(np.bitwise_count(row_mask) < pair_counts):
+        # Dense: slot (list, value), the value's bit, each row's set of values as a mask:
+        # the sum of its bits (exact in float64 below 2**53), with fewer bits set than
+        # values where a value repeats.
+        bits = np.left_shift(np.int64(1), value_rank).astype(np.float64)
+        row_mask = np.bincount(pair_row, weights=bits, minlength=len(pair_counts))
+        row_mask = row_mask.astype(np.int64)
+        repeats = bool(np.any(np.bitwise_count(row_mask) < pair_counts))
+        if repeats and clean:
             return flatten(cleaned(lists, field), field)  # a value repeated in a row's list
-        list_mask = np.zeros(n_lists, dtype=np.int64)
-        if len(values):
-            rows_with = np.flatnonzero(covers)
-            spans = np.flatnonzero(np.diff(row_list[rows_with], prepend=-1))
-            list_mask[row_list[rows_with[spans]]] = np.bitwise_or.reduceat(
-                row_mask[rows_with], spans
-            )
+        present = np.zeros(n_lists * n_values, dtype=bool)
+        present[pair_list * n_values + value_rank] = True
         return Flat(
             gid=pair_list * n_values + value_rank,
             n_gid=n_lists * n_values,
-            n_subtopics=np.bitwise_count(list_mask).astype(np.int64),
+            n_subtopics=present.reshape(n_lists, n_values).sum(axis=1, dtype=np.int64),
             local=value_rank,
-            row_mask=row_mask,
+            row_mask=None if repeats else row_mask,
             earlier_all=None,
             **common,
         )

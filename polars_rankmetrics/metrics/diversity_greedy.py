@@ -372,9 +372,13 @@ def _greedy(pools: Pools, tie: Ties, weight: Floats, keep: float, discounts: lis
 
     n = len(pools.lists)
     span = int(pools.index.max()) + 1
-    weights = np.append(weight, 0.0)
-    counts = np.zeros(pools.n_gid + 1, dtype=np.int64)
+    # Two more slots: the unused places of a pool's subtopics (a term of 0.0: the same sum)
+    # and the first place of an empty pool (-inf: it cannot win).
+    unused, empty = pools.n_gid, pools.n_gid + 1
+    weights = np.append(weight, [0.0, -np.inf])
+    counts = np.zeros(pools.n_gid + 2, dtype=np.int64)
     remaining = pools.size.copy()
+    plane = pools.plane.copy()
     key = tie.key.copy()
     pointer = None if tie.pointer is None else tie.pointer.copy()
     # keep**c as Python computes it (float ** int), read off a table.
@@ -387,11 +391,9 @@ def _greedy(pools: Pools, tie: Ties, weight: Floats, keep: float, discounts: lis
             break
         end = int(pools.starts[active])
         term = weights * power[counts]
-        plane = pools.plane[:, :end]
-        gain = term[plane[0]]
+        gain = term[plane[0, :end]]
         for j in range(1, plane.shape[0]):  # left to right, as Python's sum over `covered`
-            gain += term[plane[j]]  # + 0.0 where unused: the same value
-        gain[remaining[:end] == 0] = -np.inf
+            gain += term[plane[j, :end]]
         starts = pools.starts[:active]
         best = np.maximum.reduceat(gain, starts)
         owner = pools.pool_list[:end]
@@ -399,14 +401,15 @@ def _greedy(pools: Pools, tie: Ties, weight: Floats, keep: float, discounts: lis
         winner = np.maximum.reduceat(candidate, starts)
         chosen = np.flatnonzero(candidate == winner[owner])
         value[:active] += discount * best
+        for j in range(plane.shape[0]):
+            counts[plane[j, chosen]] += 1
+        counts[unused] = 0
         remaining[chosen] -= 1
+        plane[0, chosen[remaining[chosen] == 0]] = empty
         if pointer is not None and tie.sorted_keys is not None:
             pointer[chosen] -= 1
             more = chosen[remaining[chosen] > 0]
             key[more] = tie.sorted_keys[pointer[more]] * span + tie.base[more]
-        for j in range(plane.shape[0]):
-            counts[plane[j, chosen]] += 1
-        counts[pools.n_gid] = 0
     return value
 
 
