@@ -22,83 +22,39 @@ new piece goes.
 from __future__ import annotations
 
 import importlib
+import sys
+import types
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from polars_rankmetrics._accessor import install as _install
 from polars_rankmetrics._version import __version__ as __version__
-from polars_rankmetrics.comparisons.report import latex_table, markdown_table
-from polars_rankmetrics.evaluation import Evaluation, evaluate, judged_frame, subtopic_lists
-from polars_rankmetrics.fusion import (
-    borda_norm,
-    borda_points,
-    fuse,
-    isr_weight,
-    max_norm,
-    min_max_norm,
-    rank_norm,
-    rbc_weight,
-    rrf_weight,
-    run_rank,
-    sum_norm,
-    zmuv_norm,
-)
-from polars_rankmetrics.measures import list_measures
-from polars_rankmetrics.meta_evaluation.rbo import rbo, rbo_runs
-from polars_rankmetrics.metrics import (
-    alpha_dcg_at_k,
-    alpha_ndcg_at_k,
-    ap_at_k,
-    ap_ia,
-    average_precision,
-    binned_pr_curve,
-    bpm,
-    compatibility,
-    cumulative_pr,
-    dcg_at_k,
-    err_at_k,
-    err_ia_at_k,
-    f_beta_at_k,
-    fall_out,
-    gauc,
-    hit_rate_at_k,
-    hits_at_k,
-    insq,
-    inst,
-    interpolated_ap,
-    interpolated_precision,
-    mean_curve,
-    ndcg_at_k,
-    nerr_at_k,
-    nerr_ia_at_k,
-    nnrbp,
-    nrbp,
-    pr_curve,
-    precision_at_k,
-    precision_ia_at_k,
-    r_precision,
-    recall_at_fixed_precision,
-    recall_at_k,
-    reciprocal_rank,
-    roc_auc,
-    subtopic_recall_at_k,
-    tbg,
-    threshold_average_precision,
-    u_measure,
-)
-from polars_rankmetrics.multi import metrics
-from polars_rankmetrics.parquet import evaluate_parquet
-from polars_rankmetrics.trec import (
-    read_trec_qrels,
-    read_trec_run,
-    scan_trec_qrels,
-    scan_trec_run,
-)
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from polars_rankmetrics import recsys, spark
     from polars_rankmetrics.comparisons.comparison import compare
     from polars_rankmetrics.comparisons.plot import pr_curve_chart, query_delta_chart, save_chart
+    from polars_rankmetrics.comparisons.report import latex_table, markdown_table
+    from polars_rankmetrics.evaluation import judged_frame, subtopic_lists
+    from polars_rankmetrics.evaluation.evaluate import Evaluation, evaluate
+    from polars_rankmetrics.fusion import (
+        borda_norm,
+        borda_points,
+        isr_weight,
+        max_norm,
+        min_max_norm,
+        rank_norm,
+        rbc_weight,
+        rrf_weight,
+        run_rank,
+        sum_norm,
+        zmuv_norm,
+    )
+    from polars_rankmetrics.fusion.fuse import fuse
     from polars_rankmetrics.fusion.optimize import optimize_fusion
+    from polars_rankmetrics.measures import list_measures
     from polars_rankmetrics.meta_evaluation.agreement import (
         cohen_kappa,
         compare_qrels,
@@ -106,6 +62,7 @@ if TYPE_CHECKING:
         krippendorff_alpha,
     )
     from polars_rankmetrics.meta_evaluation.correlation import kendall_tau, smare, spearman, tau_ap
+    from polars_rankmetrics.meta_evaluation.rbo import rbo, rbo_runs
     from polars_rankmetrics.meta_evaluation.reproducibility import reproduce
     from polars_rankmetrics.meta_evaluation.systems import (
         discriminative_power,
@@ -120,10 +77,60 @@ if TYPE_CHECKING:
         topic_set_size_t,
         topic_set_variance,
     )
+    from polars_rankmetrics.metrics import (
+        alpha_dcg_at_k,
+        alpha_ndcg_at_k,
+        ap_ia,
+        binned_pr_curve,
+        bpm,
+        compatibility,
+        cumulative_pr,
+        dcg_at_k,
+        err_at_k,
+        err_ia_at_k,
+        f_beta_at_k,
+        fall_out,
+        gauc,
+        hit_rate_at_k,
+        hits_at_k,
+        insq,
+        inst,
+        interpolated_ap,
+        interpolated_precision,
+        mean_curve,
+        ndcg_at_k,
+        nerr_at_k,
+        nerr_ia_at_k,
+        nnrbp,
+        nrbp,
+        pr_curve,
+        precision_at_k,
+        precision_ia_at_k,
+        r_precision,
+        recall_at_fixed_precision,
+        recall_at_k,
+        roc_auc,
+        subtopic_recall_at_k,
+        tbg,
+        threshold_average_precision,
+        u_measure,
+    )
+    from polars_rankmetrics.metrics.average_precision import ap_at_k, average_precision
+    from polars_rankmetrics.metrics.reciprocal_rank import reciprocal_rank
+    from polars_rankmetrics.multi import metrics
+    from polars_rankmetrics.parquet import evaluate_parquet
+    from polars_rankmetrics.trec import (
+        read_trec_qrels,
+        read_trec_run,
+        scan_trec_qrels,
+        scan_trec_run,
+    )
 
-# Parts with optional or heavy dependencies (numpy/scipy: `stats`; altair: `plot`;
-# pyarrow and pyspark: `spark`) are imported on first use, so that
-# `import polars_rankmetrics` needs none of them and stays quick.
+# Every public name is imported on first use: the parts with optional or heavy
+# dependencies (numpy/scipy: `stats`; altair: `plot`; pyarrow and pyspark: `spark`),
+# so that `import polars_rankmetrics` needs none of them, and the metrics, the
+# measure registry and the rest, so that it stays quick (issue 31: at most 0.05 s
+# over `import polars`). Importing the package only installs the `.rank` accessor.
 _LAZY = {
     "optimize_fusion": "polars_rankmetrics.fusion.optimize",
     "compare": "polars_rankmetrics.comparisons.comparison",
@@ -158,17 +165,112 @@ _LAZY = {
     "topic_set_size_ci": "polars_rankmetrics.meta_evaluation.topic_set_size",
     "topic_set_size_t": "polars_rankmetrics.meta_evaluation.topic_set_size",
     "topic_set_variance": "polars_rankmetrics.meta_evaluation.topic_set_size",
+    "latex_table": "polars_rankmetrics.comparisons.report",
+    "markdown_table": "polars_rankmetrics.comparisons.report",
+    "list_measures": "polars_rankmetrics.measures",
+    "rbo": "polars_rankmetrics.meta_evaluation.rbo",
+    "rbo_runs": "polars_rankmetrics.meta_evaluation.rbo",
+    "evaluate_parquet": "polars_rankmetrics.parquet",
+    **dict.fromkeys(
+        ("Evaluation", "evaluate", "judged_frame", "subtopic_lists"),
+        "polars_rankmetrics.evaluation",
+    ),
+    **dict.fromkeys(
+        ("read_trec_qrels", "read_trec_run", "scan_trec_qrels", "scan_trec_run"),
+        "polars_rankmetrics.trec",
+    ),
+    **dict.fromkeys(
+        (
+            "borda_norm",
+            "borda_points",
+            "fuse",
+            "isr_weight",
+            "max_norm",
+            "min_max_norm",
+            "rank_norm",
+            "rbc_weight",
+            "rrf_weight",
+            "run_rank",
+            "sum_norm",
+            "zmuv_norm",
+        ),
+        "polars_rankmetrics.fusion",
+    ),
+    **dict.fromkeys(
+        (
+            "alpha_dcg_at_k",
+            "alpha_ndcg_at_k",
+            "ap_at_k",
+            "ap_ia",
+            "average_precision",
+            "binned_pr_curve",
+            "bpm",
+            "compatibility",
+            "cumulative_pr",
+            "dcg_at_k",
+            "err_at_k",
+            "err_ia_at_k",
+            "f_beta_at_k",
+            "fall_out",
+            "gauc",
+            "hit_rate_at_k",
+            "hits_at_k",
+            "insq",
+            "inst",
+            "interpolated_ap",
+            "interpolated_precision",
+            "mean_curve",
+            "ndcg_at_k",
+            "nerr_at_k",
+            "nerr_ia_at_k",
+            "nnrbp",
+            "nrbp",
+            "pr_curve",
+            "precision_at_k",
+            "precision_ia_at_k",
+            "r_precision",
+            "recall_at_fixed_precision",
+            "recall_at_k",
+            "reciprocal_rank",
+            "roc_auc",
+            "subtopic_recall_at_k",
+            "tbg",
+            "threshold_average_precision",
+            "u_measure",
+        ),
+        "polars_rankmetrics.metrics",
+    ),
 }
+
+_SUBMODULES = frozenset(
+    {
+        "cli",
+        "comparisons",
+        "demo",
+        "engine",
+        "evaluation",
+        "fusion",
+        "measures",
+        "meta_evaluation",
+        "multi",
+        "parquet",
+        "recsys",
+        "spark",
+        "trec",
+    }
+)
+"""The subpackages and modules reachable as attributes (``rm.spark``, ``rm.trec``), imported
+on first access (``rm.metrics`` is the function :func:`metrics`, see :class:`_Package`)."""
 
 
 def __getattr__(name: str) -> Any:
-    """Import the optional features on first access."""
-    if name == "spark":
-        return importlib.import_module("polars_rankmetrics.spark")
-    if name == "recsys":  # recommender metrics (issue 29), loaded on first use
-        return importlib.import_module("polars_rankmetrics.recsys")
+    """Import the public names, and the subpackages, on first access."""
+    if name in _SUBMODULES:
+        return importlib.import_module(f"polars_rankmetrics.{name}")
     if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value  # the next access is a plain attribute
+        return value
     msg = f"module 'polars_rankmetrics' has no attribute {name!r}"
     raise AttributeError(msg)
 
@@ -282,4 +384,32 @@ def __dir__() -> list[str]:
     return sorted(__all__)
 
 
+class _Package(types.ModuleType):
+    """The package's module type, for one name: ``metrics`` is the function :func:`metrics`.
+
+    The subpackage ``polars_rankmetrics.metrics`` has the same name. Python binds a
+    subpackage as an attribute of its parent when it first imports it, which would
+    hide the function once anything imported the metric modules; the setter keeps the
+    function (the subpackage stays in ``sys.modules``, as it always was). While the
+    subpackage itself is being imported, the name is left to the import system, so
+    that ``import polars_rankmetrics.metrics.<module> as name`` inside it finds the
+    subpackage in ``sys.modules``, as it did when the package imported it first.
+    """
+
+    @property
+    def metrics(self) -> Callable[..., pl.Expr]:
+        """:func:`polars_rankmetrics.multi.metrics`, imported on first access."""
+        package = sys.modules.get("polars_rankmetrics.metrics")
+        if package is not None and getattr(package.__spec__, "_initializing", False):
+            raise AttributeError("metrics")  # the import system falls back to sys.modules
+        from polars_rankmetrics.multi import metrics
+
+        return metrics
+
+    @metrics.setter
+    def metrics(self, value: object) -> None:
+        """The import system's binding of the subpackage: the name stays the function."""
+
+
+sys.modules[__name__].__class__ = _Package
 _install()

@@ -20,20 +20,18 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
-
-from polars_rankmetrics.metrics import FUNCTIONS
-from polars_rankmetrics.multi import metrics
 
 _MARKER = "_polars_rankmetrics_accessor"
 
 
-class RankNameSpace:
+class _RankNameSpace:
     """Ranking metrics with the receiving expression as the relevance label."""
 
     _accessor = "rank"
+    _populated = False
 
     def __init__(self, expr: pl.Expr, builtin: Callable[..., pl.Expr]) -> None:
         self._expr = expr
@@ -48,7 +46,7 @@ def _method(function: Callable[..., pl.Expr]) -> Callable[..., pl.Expr]:
     """``function`` as a method whose receiver is the ``relevance`` argument."""
 
     @functools.wraps(function)
-    def method(self: RankNameSpace, *args: Any, **kwargs: Any) -> pl.Expr:
+    def method(self: _RankNameSpace, *args: Any, **kwargs: Any) -> pl.Expr:
         return function(self._expr, *args, **kwargs)
 
     signature = inspect.signature(function)
@@ -60,18 +58,13 @@ def _method(function: Callable[..., pl.Expr]) -> Callable[..., pl.Expr]:
     return method
 
 
-for _function in (*FUNCTIONS, metrics):
-    setattr(RankNameSpace, _function.__name__, _method(_function))
-
-
-def _namespace_doc() -> str:
+def _namespace_doc(functions: tuple[Callable[..., pl.Expr], ...]) -> str:
     """The namespace's docstring: polars' own ``rank``, then one line per metric."""
     builtin = inspect.signature(pl.Expr.rank)
     call = builtin.replace(parameters=list(builtin.parameters.values())[1:])
     summary = (inspect.getdoc(pl.Expr.rank) or "").split("\n\n")[0]
     metrics_lines = "\n".join(
-        f"- ``{f.__name__}``: {(inspect.getdoc(f) or '').splitlines()[0]}"
-        for f in (*FUNCTIONS, metrics)
+        f"- ``{f.__name__}``: {(inspect.getdoc(f) or '').splitlines()[0]}" for f in functions
     )
     return (
         "Ranking metrics under ``pl.col(relevance).rank``, and polars' own ``Expr.rank``.\n\n"
@@ -86,7 +79,31 @@ def _namespace_doc() -> str:
     )
 
 
-RankNameSpace.__doc__ = _namespace_doc()
+_RankNameSpace.__name__ = _RankNameSpace.__qualname__ = "RankNameSpace"
+if TYPE_CHECKING:
+    RankNameSpace = _RankNameSpace
+
+
+def _populate(namespace: type[_RankNameSpace]) -> type[_RankNameSpace]:
+    """Give the namespace its methods and docstring (once), importing the metrics."""
+    if not namespace._populated:
+        from polars_rankmetrics.metrics import FUNCTIONS
+        from polars_rankmetrics.multi import metrics
+
+        functions = (*FUNCTIONS, metrics)
+        for function in functions:
+            setattr(namespace, function.__name__, _method(function))
+        namespace.__doc__ = _namespace_doc(functions)
+        namespace._populated = True
+    return namespace
+
+
+def __getattr__(name: str) -> Any:
+    """:class:`RankNameSpace`, with its methods (the metrics are imported on first access)."""
+    if name == "RankNameSpace":
+        return _populate(_RankNameSpace)
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)
 
 
 class _RankDescriptor:
@@ -96,13 +113,16 @@ class _RankDescriptor:
 
     def __init__(self, builtin: Callable[..., pl.Expr]) -> None:
         self.builtin = builtin
-        self.namespace = RankNameSpace
+        self.namespace = _RankNameSpace
         self.__doc__ = builtin.__doc__
 
     def __get__(self, instance: pl.Expr | None, owner: type | None = None) -> Any:
         if instance is None:
             return self.builtin
-        return self.namespace(instance, self.builtin)
+        namespace = self.namespace
+        if not namespace._populated:
+            _populate(namespace)
+        return namespace(instance, self.builtin)
 
 
 def _is_polars_builtin(attribute: Any) -> bool:

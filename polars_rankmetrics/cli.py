@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 
-from polars_rankmetrics import demo
 from polars_rankmetrics._version import __version__
-from polars_rankmetrics.comparisons import cli as compare_cli
-from polars_rankmetrics.fusion import cli as fusion_cli
-from polars_rankmetrics.meta_evaluation import cli as meta_cli
-from polars_rankmetrics.trec import cli as trec_cli
+
+SUBCOMMANDS = (
+    "polars_rankmetrics.demo",
+    "polars_rankmetrics.trec.cli",
+    "polars_rankmetrics.comparisons.cli",
+    "polars_rankmetrics.meta_evaluation.cli",
+    "polars_rankmetrics.fusion.cli",
+)
+"""The modules that add a subcommand, in the order of ``--help``; imported when the
+command line is parsed, so that ``rankmetrics trec-eval`` imports only its own."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -30,6 +36,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(arguments: list[str]) -> int:
     if arguments[:1] == ["trec-eval"]:
         # trec_eval's own command line (GNU getopt, not argparse): see trec/options.py.
+        from polars_rankmetrics.trec import cli as trec_cli
+
         return trec_cli.run(arguments[1:])
     parser = argparse.ArgumentParser(
         prog="rankmetrics", description="Ranking metrics as lazy polars expressions."
@@ -37,8 +45,8 @@ def _dispatch(arguments: list[str]) -> int:
     parser.add_argument("-V", "--version", action="version", version=f"rankmetrics {__version__}")
     subcommands = parser.add_subparsers(dest="command", required=True)
     # Each module adds its own subcommand and sets `run` as the parser's default.
-    for module in (demo, trec_cli, compare_cli, meta_cli, fusion_cli):
-        module.add_subcommand(subcommands)
+    for name in SUBCOMMANDS:
+        importlib.import_module(name).add_subcommand(subcommands)
     args = parser.parse_args(arguments)
     exit_code: int = args.run(args)
     return exit_code

@@ -83,3 +83,89 @@ print("imported:" + ",".join(sorted(m for m in refused if m in sys.modules)))
     )
     assert "map" in done.stdout  # the measures were printed: the command ran
     assert done.stdout.strip().splitlines()[-1] == "imported:"
+
+
+OWN_HEAVY = (
+    "polars_rankmetrics.metrics",
+    "polars_rankmetrics.measures",
+    "polars_rankmetrics.engine",
+    "polars_rankmetrics.multi",
+    "polars_rankmetrics.evaluation",
+    "polars_rankmetrics.fusion",
+    "polars_rankmetrics.comparisons",
+    "polars_rankmetrics.meta_evaluation",
+    "polars_rankmetrics.trec",
+    "polars_rankmetrics.parquet",
+)
+"""The package's own modules that ``import polars_rankmetrics`` leaves for first use (issue 31:
+the metric families, the measure registry and its name grammar cost 60-70 ms to import)."""
+
+
+def _fresh(script: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def test_import_loads_none_of_the_packages_own_heavy_modules() -> None:
+    script = f"""
+import sys
+import polars as pl
+import polars_rankmetrics
+assert isinstance(pl.Expr.__dict__["rank"], object) and hasattr(pl.Expr.__dict__["rank"], "builtin")
+print(",".join(m for m in {OWN_HEAVY!r} if m in sys.modules))
+"""
+    assert _fresh(script) == ""
+
+
+def test_the_own_module_check_can_fail() -> None:
+    """The first public name used imports its module (so the test above can fail)."""
+    script = f"""
+import sys
+import polars_rankmetrics as rm
+rm.ndcg_at_k
+print(",".join(m for m in {OWN_HEAVY!r} if m in sys.modules))
+"""
+    assert "polars_rankmetrics.metrics" in _fresh(script).split(",")
+
+
+def test_every_public_name_resolves_after_a_lazy_import() -> None:
+    """Each name of ``__all__`` is the object its module defines, and ``metrics`` stays the
+    function after the subpackage of the same name is imported."""
+    script = """
+import importlib, inspect
+import polars as pl
+import polars_rankmetrics as rm
+import polars_rankmetrics.metrics.dcg  # binds the subpackage `metrics` on first import
+from polars_rankmetrics.multi import metrics
+assert rm.metrics is metrics, rm.metrics
+from polars_rankmetrics import metrics as imported
+assert imported is metrics
+for name in rm.__all__:
+    if name in ("spark", "recsys"):
+        assert inspect.ismodule(getattr(rm, name)), name
+        continue
+    value = getattr(rm, name)
+    module = importlib.import_module(value.__module__)
+    assert getattr(module, value.__name__) is value, name
+frame = pl.DataFrame({"r": [1, 0, 1], "s": [0.3, 0.2, 0.1]})
+out = frame.select(
+    a=pl.col("r").rank.ndcg_at_k(2, by="s"), b=rm.ndcg_at_k("r", 2, by="s"), c=pl.col("s").rank()
+)
+assert out["a"].to_list() == out["b"].to_list(), out
+print(sorted(name for name in dir(rm) if not name.startswith("_")) == sorted(rm.__all__))
+"""
+    assert _fresh(script) == "True"
+
+
+def test_the_accessor_works_before_any_metric_is_imported() -> None:
+    """``.rank`` on a fresh import: polars' own rank, and the metrics (imported on first use)."""
+    script = """
+import polars as pl
+import polars_rankmetrics
+frame = pl.DataFrame({"r": [1, 0, 1], "s": [0.3, 0.2, 0.1]})
+print(frame.select(pl.col("s").rank("dense"))["s"].to_list())
+print(round(frame.select(pl.col("r").rank.ap_at_k(3, by="s")).item(), 6))
+"""
+    assert _fresh(script).splitlines() == ["[3, 2, 1]", str(round((1 + 2 / 3) / 2, 6))]

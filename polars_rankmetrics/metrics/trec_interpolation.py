@@ -98,14 +98,41 @@ def _sorted_terms(ranked: Ranked, cutoffs: list[pl.Expr], n_found: pl.Expr) -> p
     return pl.when(counts > n_found).then(0.0).otherwise(found_one)
 
 
+def _best_from(ranked: Ranked) -> pl.Expr:
+    """Per list, the running maximum from the end of the precisions at the hits (a list).
+
+    Its (c-1)-th value is the highest precision from the c-th relevant retrieved
+    row on: :func:`_best_precision` for every cutoff at once. It is one aggregate,
+    so the levels of ``iprec_at_recall`` that read it share it (the engine computes
+    each distinct aggregate once per list).
+    """
+    hit = ranked.top_hit(None)
+    found = hit.cast(pl.Float64).cum_sum()
+    at_hits = (found / ranked.rank).filter(hit)
+    return ranked.aggregate(at_hits.reverse().cum_max().reverse().implode())
+
+
 def _trec_interpolated(
     ranked: Ranked, level: float, no_relevant: NoRelevant, version: TrecVersion = "10"
 ) -> pl.Expr:
+    """trec_eval's interpolated precision at ``level``, read from :func:`_best_from`.
+
+    The same numbers as :func:`_best_precision`: the highest precision over the
+    hits with ``found >= c`` is the running maximum from the end at the c-th hit
+    (at the first for ``c < 1``). Every part is a per-list aggregate, so the
+    statistic is staged.
+    """
     cutoff = _recall_cutoff(level, ranked.n_relevant, version)
-    n_found = ranked.top_hit(None).cast(pl.Float64).sum()
-    value = pl.when(cutoff > n_found).then(0.0).otherwise(_best_precision(ranked, cutoff))
-    # Without a relevant row there is no hit: _best_precision(ranked, 0) is its `empty`.
-    fallback = _empty_precision(ranked) if no_relevant == "zero" else None
+    n_found = ranked.aggregate(ranked.top_hit(None).sum()).cast(pl.Float64)
+    any_hit = ranked.aggregate(ranked.top_hit(None).any())
+    n_retrieved = ranked.aggregate(ranked.retrieved.sum()).cast(pl.Float64)
+    empty = pl.when(n_retrieved > 0.0).then(0.0).otherwise(n_retrieved / n_retrieved)
+    index = (cutoff.clip(lower_bound=1.0) - 1.0).cast(pl.Int64)
+    best = _best_from(ranked).list.get(index, null_on_oob=True)
+    found_one = pl.when(any_hit).then(best).otherwise(empty)
+    value = pl.when(cutoff > n_found).then(0.0).otherwise(found_one)
+    # Without a relevant row there is no hit: the value is the precision `empty`.
+    fallback = empty if no_relevant == "zero" else None
     return pl.when(ranked.n_relevant > 0).then(value).otherwise(fallback)
 
 
