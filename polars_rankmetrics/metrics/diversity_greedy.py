@@ -236,7 +236,8 @@ class Pools:
     list's first pool; ``length``: each list's greedy length; pools in order of
     list, then first met; ``first_doc``, ``size`` and ``index`` (within its list)
     of each pool; ``doc_pool``: each document's pool; ``plane``: the pools'
-    subtopic ids, one row per place in their text order (``n_gid`` where unused).
+    subtopic ids, one row per place in their text order (``n_gid`` where unused);
+    ``mask``: each pool's set of subtopics in the dense layout (else None).
     """
 
     lists: Ints
@@ -250,6 +251,7 @@ class Pools:
     plane: Ints
     n_gid: int
     longest: int
+    mask: Ints | None
 
 
 def _pools(flat: Flat, covered: Covered, doc_list: Ints, length: Ints) -> Pools:
@@ -269,7 +271,9 @@ def _pools(flat: Flat, covered: Covered, doc_list: Ints, length: Ints) -> Pools:
             order = np.argsort((doc_list << widest) | mask, kind="stable")
         else:
             order = np.lexsort((np.arange(n_docs), mask, doc_list))
-        ident = np.stack([doc_list[order], mask[order]])
+        by_list, by_mask = doc_list[order], mask[order]
+        new = np.ones(n_docs, dtype=bool)
+        new[1:] = (by_list[1:] != by_list[:-1]) | (by_mask[1:] != by_mask[:-1])
     else:
         width = int(np.diff(covered.start).max())
         padded = np.full((n_docs, width), -1, dtype=np.int64)
@@ -277,8 +281,8 @@ def _pools(flat: Flat, covered: Covered, doc_list: Ints, length: Ints) -> Pools:
         padded[covered_rows_index(covered), place] = covered.gid
         order = np.lexsort((np.arange(n_docs), *padded.T[::-1], doc_list))
         ident = np.vstack([doc_list[order], padded[order].T])
-    new = np.ones(n_docs, dtype=bool)
-    new[1:] = np.any(ident[:, 1:] != ident[:, :-1], axis=0)
+        new = np.ones(n_docs, dtype=bool)
+        new[1:] = np.any(ident[:, 1:] != ident[:, :-1], axis=0)
     pool_of_sorted = np.cumsum(new) - 1
     first_doc = order[new]
     size = np.bincount(pool_of_sorted)
@@ -315,6 +319,7 @@ def _pools(flat: Flat, covered: Covered, doc_list: Ints, length: Ints) -> Pools:
         plane=plane,
         n_gid=n_gid,
         longest=int(length.max()),
+        mask=None if flat.row_mask is None else flat.row_mask[covered.doc_row][first_doc],
     )
 
 
@@ -347,17 +352,24 @@ def _tie_keys(pools: Pools, covered: Covered, keys: Ints | None) -> Ties:
     span = int(pools.index.max()) + 1
     base = span - 1 - pools.index
     if keys is None:
-        cover = np.diff(covered.start)[pools.first_doc]
+        # Pools of equal bit masks (the dense layout) have equal tuples: ranked once.
+        first_doc, shared = pools.first_doc, None
+        if pools.mask is not None:
+            _, first, shared = np.unique(pools.mask, return_index=True, return_inverse=True)
+            first_doc = first_doc[first]
+        cover = np.diff(covered.start)[first_doc]
         padded = np.zeros((len(cover), int(cover.max())), dtype=np.int64)
         for j in range(padded.shape[1]):
             has = cover > j
-            padded[has, j] = covered.value_rank[covered.start[pools.first_doc[has]] + j] + 1
+            padded[has, j] = covered.value_rank[covered.start[first_doc[has]] + j] + 1
         order = np.lexsort(padded.T[::-1])
         ordered = padded[order]
         new = np.ones(len(order), dtype=np.int64)
         new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
         rank = np.empty(len(order), dtype=np.int64)
         rank[order] = np.cumsum(new)
+        if shared is not None:
+            rank = rank[shared]
         return Ties(rank * span + base, None, None, base)
     doc_keys = keys[covered.doc_row]
     order = np.lexsort((doc_keys, pools.doc_pool))
