@@ -210,21 +210,33 @@ def offsets(counts: Ints) -> Ints:
 
 
 def _value_ranks(values: pl.Series) -> tuple[Ints, Ints, int]:
-    """Each value's dense rank by value and by text (``str``), and the number of values."""
+    """Each value's rank by value and by text (``str``), and the number of ranks.
+
+    Dense ranks, or for integers of a narrow range their offset from the lowest.
+    """
     import numpy as np
 
-    if values.dtype in (pl.String, pl.UInt64) or not len(values):
-        # A string's order is its text's (UTF-8 bytes sort as code points).
-        ranks = values.rank("dense").fill_null(1).to_numpy().astype(np.int64) - 1
-        n_values = int(ranks.max()) + 1 if len(ranks) else 1
-        if values.dtype == pl.String:
-            return ranks, ranks, n_values
+    if not len(values):
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, 1
+    if values.dtype == pl.String:
+        # The distinct strings sorted (UTF-8 bytes sort as code points, as Python's str),
+        # each value's place among them read off an Enum of them.
+        distinct = values.unique().sort()
+        ranks = values.cast(pl.Enum(distinct)).to_physical().to_numpy().astype(np.int64)
+        return ranks, ranks, len(distinct)
+    if values.dtype == pl.UInt64:
+        ranks = values.rank("dense").to_numpy().astype(np.int64) - 1
         distinct = values.unique().sort()
         text = distinct.cast(pl.String).rank("ordinal").to_numpy().astype(np.int64) - 1
-        return ranks, text[ranks], n_values
+        return ranks, text[ranks], len(distinct)
     numbers = values.cast(pl.Int64).to_numpy()
     low, high = int(numbers.min()), int(numbers.max())
-    if high - low <= 4 * len(numbers) + 1024:
+    if high - low < MASK_BITS:
+        # A narrow range: its values as ranks (some perhaps unused), in order.
+        unique = np.arange(low, high + 1)
+        ranks = numbers - low
+    elif high - low <= 4 * len(numbers) + 1024:
         present = np.zeros(high - low + 1, dtype=bool)
         present[numbers - low] = True
         unique = np.flatnonzero(present) + low
