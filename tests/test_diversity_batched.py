@@ -22,7 +22,7 @@ import polars as pl
 import pytest
 
 import polars_rankmetrics as rm
-from polars_rankmetrics.metrics import diversity_statistics
+from polars_rankmetrics.metrics import diversity_batched, diversity_statistics
 
 
 def _frame(seed: int, *, text: bool, docs: str | None, n_queries: int = 40) -> pl.DataFrame:
@@ -69,11 +69,13 @@ def _both(
 
 
 @pytest.mark.parametrize(
-    ("seed", "text", "docs"), [(0, False, None), (1, True, "str"), (2, False, "int")]
+    ("seed", "text", "docs", "block"),
+    [(0, False, None, 4096), (1, True, "str", 4096), (2, False, "int", 4096), (3, True, None, 7)],
 )
 def test_batched_measures_equal_their_expressions(
-    seed: int, text: bool, docs: str | None, monkeypatch: pytest.MonkeyPatch
+    seed: int, text: bool, docs: str | None, block: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(diversity_batched, "BLOCK", block)
     frame = _frame(seed, text=text, docs=docs)
     common: dict[str, Any] = {"by": ["score", "i"], "descending": [True, False]}
     if docs is not None:
@@ -95,8 +97,13 @@ def test_batched_measures_equal_their_expressions(
     assert batched.to_dicts() == expressions.to_dicts()
 
 
-def test_no_pair_left_out_and_long_lists(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every row retrieved and inside the cutoff (polars then sums without compensation)."""
+@pytest.mark.parametrize("block", [4096, 4])
+def test_no_pair_left_out_and_long_lists(block: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every row retrieved and inside the cutoff (polars then sums without compensation).
+
+    In blocks of lists, one block's pairs all inside and another's not: compensated in all.
+    """
+    monkeypatch.setattr(diversity_batched, "BLOCK", block)
     rng = random.Random(5)
     lengths = [rng.choice([3, 40, 90, 160]) for _ in range(30)]
     frame = pl.DataFrame(
@@ -114,6 +121,7 @@ def test_no_pair_left_out_and_long_lists(monkeypatch: pytest.MonkeyPatch) -> Non
             "ndcg": rm.alpha_ndcg_at_k("subtopics", 1000, by="score", alpha=0.3),
             "nerr": rm.nerr_ia_at_k("subtopics", 1000, by="score", alpha=0.7),
             "nnrbp": rm.nnrbp("subtopics", by="score", alpha=0.3, beta=0.9),
+            "some out": rm.nerr_ia_at_k("subtopics", 50, by="score", alpha=0.7),
         }
 
     batched, expressions = _both(frame, build, monkeypatch)

@@ -48,6 +48,11 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    Floats = npt.NDArray[np.float64]
+
+BLOCK = 4096
+"""Lists computed together: the arrays of a block stay in the processor's caches."""
+
 POLARS_SEQUENTIAL = 128
 """polars adds fewer float values than this left to right (its ``sum``), more its own way."""
 
@@ -102,27 +107,38 @@ def normalised_values(
     """
     import numpy as np
 
-    flat = flatten(lists, SUBTOPICS, clean=True)
-    if flat is None:
-        frame = cleaned(lists, SUBTOPICS).rename("lists").to_frame()
-        return frame.select(pl.col("lists").list.agg(fallback)).to_series().rename(lists.name)
-    ranked = _ranked_sums(flat, alpha=alpha, discount=discount, k=k, beta=beta)
-    covered = covered_pairs(flat)
-    keys = doc_keys(flat, DOC) if DOC in flat.rows.struct.fields else None
-    subtopics = flat.n_subtopics
-    ideal = ideal_values(
-        flat,
-        covered,
-        keys,
-        np.ones(flat.n_gid, dtype=np.float64),
-        subtopics.astype(np.float64),
-        alpha=alpha,
-        discount=discount,
-        depth=k,
-        beta=beta,
-    )
+    lengths = lists.list.len().fill_null(0)
+    longest = max(int(lengths.max() or 0), 1) if len(lengths) else 1  # type: ignore[arg-type]
+    depth = longest if k is None else min(k, longest)
+    tables = _tables(alpha, discount, beta, depth, depth)
+    parts = []
+    for start in range(0, len(lists), BLOCK):
+        flat = flatten(lists.slice(start, BLOCK), SUBTOPICS, clean=True)
+        if flat is None:
+            frame = cleaned(lists, SUBTOPICS).rename("lists").to_frame()
+            return frame.select(pl.col("lists").list.agg(fallback)).to_series().rename(lists.name)
+        compensated, plain = _ranked_sums(flat, tables, k)
+        ideal = ideal_values(
+            flat,
+            covered_pairs(flat),
+            doc_keys(flat, DOC) if DOC in flat.rows.struct.fields else None,
+            np.ones(flat.n_gid, dtype=np.float64),
+            flat.n_subtopics.astype(np.float64),
+            alpha=alpha,
+            discount=discount,
+            depth=k,
+            beta=beta,
+        )
+        parts.append((flat.n_subtopics, compensated, plain, ideal))
+    if not parts:
+        return pl.Series(lists.name, [], dtype=pl.Float64)
+    subtopics = np.concatenate([part[0] for part in parts])
+    # Polars compensates every sum of a call where the filter left out some pair.
+    any_left_out = any(part[2] is None for part in parts)
+    ranked = np.concatenate([part[1] if any_left_out else part[2] for part in parts])
+    ideal = np.concatenate([part[3] for part in parts])
     defined = subtopics > 0
-    values = np.zeros(flat.n_lists, dtype=np.float64)
+    values = np.zeros(len(lists), dtype=np.float64)
     values[defined] = (scale * ranked[defined]) / (scale * ideal[defined])
     series = pl.Series(lists.name, values, dtype=pl.Float64)
     if no_relevant == "null":
@@ -131,11 +147,16 @@ def normalised_values(
 
 
 def _ranked_sums(
-    flat: Flat, *, alpha: float, discount: Discount, k: int | None, beta: float
-) -> npt.NDArray[np.float64]:
-    """Each list's ``sum`` over its retrieved pairs within rank ``k`` of novelty times discount."""
+    flat: Flat, tables: tuple[Floats, Floats], k: int | None
+) -> tuple[Floats, Floats | None]:
+    """Each list's sum over its retrieved pairs within rank ``k`` of novelty times discount.
+
+    Kahan's sums, and where no pair is left out polars' ``sum`` too (else None).
+    ``tables``: ``(1 - alpha)**c`` by count and the discount by rank (:func:`_tables`).
+    """
     import numpy as np
 
+    power, discounts = tables
     code = flat.rows.struct.field(flat.rows.struct.fields[0])
     retrieved = (code >= 0.0).fill_null(value=False).to_numpy()
     pair_position = flat.pair_row - flat.row_start[flat.pair_list]
@@ -147,22 +168,19 @@ def _ranked_sums(
     pair_position = pair_position[chosen]
     counted = earlier(flat, chosen)
     n_subtopics = flat.n_subtopics.astype(np.float64)
-    longest = int(pair_position.max()) + 1 if len(chosen) else 1
-    power, discounts = _tables(
-        alpha, discount, beta, int(counted.max()) + 1 if len(chosen) else 1, longest
-    )
     with np.errstate(divide="ignore"):
         terms = ((1.0 / n_subtopics[pair_list]) * power[counted]) * discounts[pair_position]
     counts = np.bincount(pair_list, minlength=flat.n_lists)
     starts = np.zeros(flat.n_lists, dtype=np.int64)
     np.cumsum(counts[:-1], out=starts[1:])
+    compensated = sequential_sums(terms, starts, counts, compensated=True)
     if not inside.all():
-        return sequential_sums(terms, starts, counts, compensated=True)
+        return compensated, None
     sums = sequential_sums(terms, starts, counts)
     long = np.flatnonzero(counts >= POLARS_SEQUENTIAL)
     if len(long):
         sums[long] = _polars_sums(terms, starts[long], counts[long])
-    return sums
+    return compensated, sums
 
 
 def _tables(
