@@ -10,8 +10,9 @@ subtopics each, random scores). Each step is timed alone, best of
 - the whole measure, ``group_by(...).agg(rm.alpha_ndcg_at_k(...))``;
 - the batched computation on the sorted lists
   (:func:`~polars_rankmetrics.metrics.diversity_batched.normalised_values`), and
-  its parts on one block of lists: the flat arrays, the ranking's sums, the
-  ideal's documents, pools, tie-break keys and greedy loop.
+  its parts on one block of lists: the flat arrays, the ranking's terms, the
+  ideal's documents, pools, tie-break keys and greedy loop, and the sums of the
+  terms of all lists (as many blocks' terms).
 
 Examples
 --------
@@ -83,6 +84,11 @@ def profile(n_queries: int, repeat: int) -> list[tuple[str, float, float]]:
     flat = flat_module.flatten(block, SUBTOPICS, clean=True)
     tables = batched._tables(0.5, "log", 0.5, 20, 20)
     covered = greedy.covered_pairs(flat)
+    terms, counts = batched._ranked_terms(flat, tables, 20)[:2]
+    all_terms, all_counts = (
+        np.concatenate([terms] * round(scale)),
+        np.concatenate([counts] * round(scale)),
+    )
     doc_list = flat.row_list[covered.doc_row]
     length = np.minimum(np.bincount(doc_list, minlength=flat.n_lists), 20)
     pools = greedy._pools(flat, covered, doc_list, length)
@@ -109,7 +115,12 @@ def profile(n_queries: int, repeat: int) -> list[tuple[str, float, float]]:
             1.0,
         ),
         ("part: flat arrays", lambda: flat_module.flatten(block, SUBTOPICS, clean=True), scale),
-        ("part: the ranking's sums", lambda: batched._ranked_sums(flat, tables, 20), scale),
+        ("part: the ranking's terms", lambda: batched._ranked_terms(flat, tables, 20), scale),
+        (
+            "part: the ranking's sums",
+            lambda: batched._sums(all_terms, all_counts, compensated=True),
+            1.0,
+        ),
         ("part: ideal, documents", lambda: greedy.covered_pairs(flat), scale),
         ("part: ideal, pools", lambda: greedy._pools(flat, covered, doc_list, length), scale),
         ("part: ideal, tie-break keys", lambda: greedy._tie_keys(pools, covered, None), scale),

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     Floats = npt.NDArray[np.float64]
+    Ints = npt.NDArray[np.int64]
 
 BLOCK = 4096
 """Lists computed together: the arrays of a block stay in the processor's caches."""
@@ -117,7 +118,7 @@ def normalised_values(
         if flat is None:
             frame = cleaned(lists, SUBTOPICS).rename("lists").to_frame()
             return frame.select(pl.col("lists").list.agg(fallback)).to_series().rename(lists.name)
-        compensated, plain = _ranked_sums(flat, tables, k)
+        terms, counts, all_inside = _ranked_terms(flat, tables, k)
         ideal = ideal_values(
             flat,
             covered_pairs(flat),
@@ -129,14 +130,14 @@ def normalised_values(
             depth=k,
             beta=beta,
         )
-        parts.append((flat.n_subtopics, compensated, plain, ideal))
+        parts.append((flat.n_subtopics, terms, counts, all_inside, ideal))
     if not parts:
         return pl.Series(lists.name, [], dtype=pl.Float64)
-    subtopics = np.concatenate([part[0] for part in parts])
-    # Polars compensates every sum of a call where the filter left out some pair.
-    any_left_out = any(part[2] is None for part in parts)
-    ranked = np.concatenate([part[1] if any_left_out else part[2] for part in parts])
-    ideal = np.concatenate([part[3] for part in parts])
+    subtopics, terms, counts, ideal = (
+        np.concatenate([part[index] for part in parts]) for index in (0, 1, 2, 4)
+    )
+    # One sum for all blocks: polars compensates every sum of a call that left out a pair.
+    ranked = _sums(terms, counts, compensated=not all(part[3] for part in parts))
     defined = subtopics > 0
     values = np.zeros(len(lists), dtype=np.float64)
     values[defined] = (scale * ranked[defined]) / (scale * ideal[defined])
@@ -146,13 +147,14 @@ def normalised_values(
     return series
 
 
-def _ranked_sums(
+def _ranked_terms(
     flat: Flat, tables: tuple[Floats, Floats], k: int | None
-) -> tuple[Floats, Floats | None]:
-    """Each list's sum over its retrieved pairs within rank ``k`` of novelty times discount.
+) -> tuple[Floats, Ints, bool]:
+    """The terms of each list's sum, in order; their number per list; whether none is left out.
 
-    Kahan's sums, and where no pair is left out polars' ``sum`` too (else None).
-    ``tables``: ``(1 - alpha)**c`` by count and the discount by rank (:func:`_tables`).
+    A term is the novelty gain times the discount of a retrieved pair within
+    rank ``k``. ``tables``: ``(1 - alpha)**c`` by count and the discount by
+    rank (:func:`_tables`).
     """
     import numpy as np
 
@@ -165,22 +167,31 @@ def _ranked_sums(
         inside &= pair_position < k
     chosen = np.flatnonzero(inside)
     pair_list = flat.pair_list[chosen]
-    pair_position = pair_position[chosen]
     counted = earlier(flat, chosen)
     n_subtopics = flat.n_subtopics.astype(np.float64)
     with np.errstate(divide="ignore"):
-        terms = ((1.0 / n_subtopics[pair_list]) * power[counted]) * discounts[pair_position]
+        terms = ((1.0 / n_subtopics[pair_list]) * power[counted]) * discounts[pair_position[chosen]]
     counts = np.bincount(pair_list, minlength=flat.n_lists)
-    starts = np.zeros(flat.n_lists, dtype=np.int64)
+    return terms, counts, len(chosen) == len(inside)
+
+
+def _sums(terms: Floats, counts: Ints, *, compensated: bool) -> Floats:
+    """Each list's sum of its ``counts`` terms, as the expression's ``filter(...).sum()``.
+
+    Polars sums the groups of a call with Kahan's compensation where the filter
+    left out some pair, and with its ``sum`` otherwise.
+    """
+    import numpy as np
+
+    starts = np.zeros(len(counts), dtype=np.int64)
     np.cumsum(counts[:-1], out=starts[1:])
-    compensated = sequential_sums(terms, starts, counts, compensated=True)
-    if not inside.all():
-        return compensated, None
+    if compensated:
+        return sequential_sums(terms, starts, counts, compensated=True)
     sums = sequential_sums(terms, starts, counts)
     long = np.flatnonzero(counts >= POLARS_SEQUENTIAL)
     if len(long):
         sums[long] = _polars_sums(terms, starts[long], counts[long])
-    return compensated, sums
+    return sums
 
 
 def _tables(
