@@ -70,7 +70,13 @@ def _both(
 
 @pytest.mark.parametrize(
     ("seed", "text", "docs", "block"),
-    [(0, False, None, 4096), (1, True, "str", 4096), (2, False, "int", 4096), (3, True, None, 7)],
+    [
+        (0, False, None, 4096),
+        (1, True, "str", 4096),
+        (2, False, "int", 4096),
+        (3, True, None, 7),
+        (4, False, "int", 5),
+    ],
 )
 def test_batched_measures_equal_their_expressions(
     seed: int, text: bool, docs: str | None, block: int, monkeypatch: pytest.MonkeyPatch
