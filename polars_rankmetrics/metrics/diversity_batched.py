@@ -5,8 +5,9 @@ ranked list at a time; inside ``list.agg`` polars evaluates the exploding,
 ranking and filtering steps list by list, which costs more than the sort of
 the lists itself. With equal intent weights (no ``intent_weights``) and
 ndeval's greedy ideal, the normalised measures are computed here instead, from
-the ranked lists of all queries at once (numpy over flat arrays; see
-:func:`.diversity_greedy.flatten`), with the same values bit for bit:
+the ranked lists of all queries at once (numpy over flat arrays, in blocks of
+:data:`BLOCK` lists; see :func:`.diversity_flat.flatten`), with the same values
+bit for bit:
 
 - the novelty gain of each (position, subtopic) pair, ``(w · (1 - alpha)**c) ·
   discount(rank)`` with ``w = 1/S``, ``(1 - alpha)**c`` and the discount read
@@ -18,6 +19,8 @@ the ranked lists of all queries at once (numpy over flat arrays; see
   its own blocks from there);
 - over the greedy ideal of :func:`.diversity_greedy.ideal_values`, null (or 0)
   for a query without a subtopic.
+
+``tests/test_diversity_batched.py`` compares the two bit for bit.
 
 The subtopic lists may come as given (:func:`.diversity_statistics.subtopic_ranking`
 carries them so for these measures alone): nulls and repeats inside a list are
