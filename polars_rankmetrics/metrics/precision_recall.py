@@ -86,7 +86,9 @@ def _safe_ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
 def relative_precision_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int) -> pl.Expr:
     """Relevant rows in the top k over min(k, R) (trec_eval's ``relative_P``)."""
     smaller = pl.min_horizontal(pl.lit(float(k)), ranked.n_relevant.cast(pl.Float64))
-    return ranked.if_relevant(ranked.top_hit(k).sum() / smaller, no_relevant)
+    # An aggregate, as P@k's hits: staged, and shared with P@k at the same k.
+    hits = ranked.aggregate(ranked.top_hit(k).sum())
+    return ranked.if_relevant(hits / smaller, no_relevant)
 
 
 def _multiple(value: object, name: str) -> float:
