@@ -122,11 +122,12 @@ def recommendations(reco: object, argument: str = "reco") -> pl.LazyFrame:
     )
 
 
-def interactions_table(source: object, argument: str) -> pl.LazyFrame:
-    """``user, item`` pairs of ``source``, each pair once."""
+def interactions_table(source: object, argument: str, *, unique: bool = True) -> pl.LazyFrame:
+    """``user, item`` pairs of ``source``, each pair once (as given with ``unique=False``)."""
     frame = as_lazy(source, argument)
     _require(frame, argument, (USER, ITEM))
-    return frame.select(USER, ITEM).unique(maintain_order=False)
+    pairs = frame.select(USER, ITEM)
+    return pairs.unique(maintain_order=False) if unique else pairs
 
 
 def item_popularity(
@@ -184,12 +185,17 @@ def train_statistics(
         raise ValueError(msg)
     lazy = as_lazy(train, argument)
     _require(lazy, argument, (USER, ITEM))
-    frame = lazy.select(USER, ITEM).collect()
     packed = None
     if distinct_users:
-        packed = _sorted_pairs_numpy(frame)
-        if packed is None:
-            packed = _packed_pairs(frame)
+        from polars_rankmetrics.recsys.packed import train_counts  # it imports this module
+
+        packed = train_counts(lazy)
+    if packed is None:
+        frame = lazy.select(USER, ITEM).collect()
+        if distinct_users:
+            packed = _sorted_pairs_numpy(frame)
+            if packed is None:
+                packed = _packed_pairs(frame)
     if packed is not None:
         per_item, totals = packed
     else:
@@ -295,10 +301,12 @@ def _no_repeats_numpy(frame: pl.DataFrame) -> bool | None:
     fits = user_max - user_min < 1 << 32 and item_max - item_min < 1 << 31
     if not fits or max(user_max, item_max) >= 1 << 62:
         return None
-    key = frame[USER].cast(pl.Int64).to_numpy() - user_min
+    user = frame[USER].cast(pl.Int64).to_numpy()
+    grouped = bool(np.all(user[1:] >= user[:-1]))  # rows one user after another
+    key = user - user_min
     key <<= 31
     key += frame[ITEM].cast(pl.Int64).to_numpy() - item_min
-    key.sort()
+    key.sort(kind="stable" if grouped else "quicksort")  # a merge sort of the runs: near linear
     return not bool(np.any(key[1:] == key[:-1]))
 
 
