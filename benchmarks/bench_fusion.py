@@ -14,8 +14,11 @@ at ``POLARS_MAX_THREADS`` (and ``NUMBA_NUM_THREADS``) = 1 and 2:
 Each contender fuses with RRF (``k=60``, ranx's default ``min-max``
 normalisation) and with a min-max weighted sum. The table gives every time and
 the ratios ranx / ours (end to end, TREC to TREC) and ours memory / floor.
-``--stream ROWS`` adds one streaming run from parquet of about that many rows
-(``--stream-size RUNSxQUERIESxDOCS``) and reports its peak RSS.
+``--stream-size RUNSxQUERIESxDOCS`` adds a streaming check from parquet to
+parquet (RRF, 2 threads): ``rm.fusion.sink_fused``, ``--stream-batch-rows``
+input rows a batch (default 10M), and with ``--stream-whole`` also ``rm.fuse``
+sunk whole; each reports its wall and CPU time and its peak RSS.
+``--stream-only`` skips the table; ``--stream-folder`` keeps the data there.
 
 Run with ``python -m benchmarks.bench_fusion [--size 5x1000x1000] [--stream-size ...]``.
 """
@@ -48,8 +51,13 @@ def parse_size(text: str) -> tuple[int, int, int]:
     return runs, queries, docs
 
 
-def write_runs(folder: Path, n_runs: int, n_queries: int, n_docs: int, seed: int = 0) -> None:
-    """Runs of ``n_docs`` documents per query drawn from a pool of ``2 * n_docs``."""
+def write_runs(
+    folder: Path, n_runs: int, n_queries: int, n_docs: int, seed: int = 0, *, trec: bool = True
+) -> None:
+    """Runs of ``n_docs`` documents per query drawn from a pool of ``2 * n_docs``.
+
+    Each run is written as parquet and, with ``trec``, as a TREC run file.
+    """
     for system in range(n_runs):
         rng = np.random.default_rng([seed, system])
         pool = 2 * n_docs
@@ -62,7 +70,9 @@ def write_runs(folder: Path, n_runs: int, n_queries: int, n_docs: int, seed: int
             }
         ).sort(["query", "score"], descending=[False, True])
         frame.write_parquet(folder / f"run{system}.parquet")
-        trec = frame.select(
+        if not trec:
+            continue
+        lines = frame.select(
             "query",
             q0=pl.lit("Q0"),
             doc="doc",
@@ -70,7 +80,7 @@ def write_runs(folder: Path, n_runs: int, n_queries: int, n_docs: int, seed: int
             score="score",
             run_id=pl.lit(f"sys{system}"),
         )
-        trec.write_csv(folder / f"run{system}.trec", separator=" ", include_header=False)
+        lines.write_csv(folder / f"run{system}.trec", separator=" ", include_header=False)
 
 
 def _long(folder: Path, n_runs: int) -> pl.DataFrame:
@@ -80,8 +90,13 @@ def _long(folder: Path, n_runs: int) -> pl.DataFrame:
     )
 
 
-def step(name: str, method: str, folder: Path, n_runs: int) -> float:
-    """Run one contender once in this process; its time in seconds."""
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def step(name: str, method: str, folder: Path, n_runs: int) -> tuple[float, float]:
+    """Run one contender once in this process; its wall and CPU (user + system) seconds."""
     import polars_rankmetrics as rm
     from polars_rankmetrics.fusion.cli import write_fused
 
@@ -92,13 +107,13 @@ def step(name: str, method: str, folder: Path, n_runs: int) -> float:
     out = folder / f"out-{name.replace(' ', '-')}-{method}"
     if name in ("ours memory", "floor"):
         long = _long(folder, n_runs)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _cpu()
         if name == "floor":
             long.group_by("query").agg(pl.col("doc").sort_by("score"))
         else:
             rm.fuse(long, method=method, weights=weights, **params)  # type: ignore[arg-type]
-        return time.perf_counter() - start
-    start = time.perf_counter()
+        return time.perf_counter() - start, _cpu() - cpu
+    start, cpu = time.perf_counter(), _cpu()
     if name == "ranx":
         import ranx
 
@@ -114,7 +129,13 @@ def step(name: str, method: str, folder: Path, n_runs: int) -> float:
     elif name == "ours parquet":
         fused = rm.fuse(parquet, method=method, weights=weights, **params)  # type: ignore[arg-type]
         write_fused(fused, str(out) + ".parquet", method)
-    return time.perf_counter() - start
+    elif name.startswith("ours batched"):  # "ours batched ROWS": sink_fused, ROWS rows a batch
+        batch_rows = int(name.split()[-1])
+        rm.fusion.sink_fused(
+            parquet, str(out) + ".parquet", method=method, weights=weights,  # type: ignore[arg-type]
+            batch_rows=batch_rows, **params,
+        )  # fmt: skip
+    return time.perf_counter() - start, _cpu() - cpu
 
 
 def _warm_ranx(folder: Path) -> None:
@@ -144,14 +165,23 @@ def worker(name: str, method: str, folder: Path, n_runs: int) -> None:
     """The child process: warm up (ranx's compilation is not timed), time, report as JSON."""
     if name == "ranx":
         _warm_ranx(folder)
-    seconds = step(name, method, folder, n_runs)
+    seconds, cpu = step(name, method, folder, n_runs)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": seconds, "peak_mib": peak}))
+    print(json.dumps({"seconds": seconds, "cpu_seconds": cpu, "peak_mib": peak}))
 
 
-def stream_check(folder: Path, n_runs: int) -> dict[str, float]:
-    """rm.fuse of parquet runs (lazy) sunk to parquet with the streaming engine, in a child."""
-    return in_process("ours parquet", "rrf", 2, folder, n_runs)
+def stream_check(folder: Path, n_runs: int, batch_rows: int, *, whole: bool) -> None:
+    """RRF of parquet runs to parquet at 2 threads, in a child: batched, and whole if asked."""
+    names = [f"ours batched {batch_rows}"] + (["ours parquet"] if whole else [])
+    for name in names:
+        result = in_process(name, "rrf", 2, folder, n_runs)
+        label = (
+            "rm.fuse whole, sunk"
+            if name == "ours parquet"
+            else f"sink_fused, {name.split()[-1]} rows a batch"
+        )
+        print(f"  {label}: {result['seconds']:.1f} s wall, {result['cpu_seconds']:.1f} s CPU, "
+              f"peak RSS {result['peak_mib']:,.0f} MiB", flush=True)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -159,6 +189,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=parse_size, default=(5, 1000, 1000))
     parser.add_argument("--stream-size", type=parse_size, default=None)
+    parser.add_argument("--stream-batch-rows", type=int, default=10_000_000)
+    parser.add_argument("--stream-whole", action="store_true", help="also rm.fuse whole, sunk")
+    parser.add_argument("--stream-only", action="store_true", help="only the streaming check")
+    parser.add_argument("--stream-folder", type=Path, default=None, help="keep its data here")
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--skip-ranx", action="store_true")
     parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
@@ -167,6 +201,23 @@ def main(argv: list[str] | None = None) -> int:
         name, method, folder, n_runs = args.worker
         worker(name, method, Path(folder), int(n_runs))
         return 0
+    if not args.stream_only:
+        table_of_contenders(args)
+    if args.stream_size is not None:
+        s_runs, s_queries, s_docs = args.stream_size
+        with tempfile.TemporaryDirectory(prefix="bench-fusion-stream-") as directory:
+            folder = args.stream_folder or Path(directory)
+            folder.mkdir(parents=True, exist_ok=True)
+            if not (folder / f"run{s_runs - 1}.parquet").exists():
+                write_runs(folder, s_runs, s_queries, s_docs, trec=False)
+            rows_total = s_runs * s_queries * s_docs
+            print(f"streaming rrf, {rows_total:,} rows from parquet to parquet at 2 threads:")
+            stream_check(folder, s_runs, args.stream_batch_rows, whole=args.stream_whole)
+    return 0
+
+
+def table_of_contenders(args: argparse.Namespace) -> None:
+    """Every contender at every thread count on ``args.size``; the table of times and ratios."""
     n_runs, n_queries, n_docs = args.size
     contenders = ["ours trec", "ours parquet", "ours memory", "floor"]
     if not args.skip_ranx:
@@ -179,28 +230,25 @@ def main(argv: list[str] | None = None) -> int:
               f"= {n_runs * n_queries * n_docs:,} rows", flush=True)  # fmt: skip
         for threads in (int(t) for t in args.threads.split(",")):
             for method in METHODS:
-                times = {}
+                times, cpus = {}, {}
                 for name in contenders:
-                    times[name] = in_process(name, method, threads, folder, n_runs)["seconds"]
-                    print(f"  threads={threads} {method:5s} {name:13s} {times[name]:8.2f} s",
-                          flush=True)  # fmt: skip
-                rows.append({"threads": threads, "method": method, **times})
+                    result = in_process(name, method, threads, folder, n_runs)
+                    times[name], cpus[f"{name} cpu"] = result["seconds"], result["cpu_seconds"]
+                    print(f"  threads={threads} {method:5s} {name:13s} {times[name]:8.2f} s "
+                          f"({cpus[f'{name} cpu']:.2f} s CPU)", flush=True)  # fmt: skip
+                rows.append({"threads": threads, "method": method, **times, **cpus})
     table = pl.DataFrame(rows)
     if "ranx" in table.columns:
-        table = table.with_columns(ranx_over_ours=pl.col("ranx") / pl.col("ours trec"))
-    table = table.with_columns(ours_over_floor=pl.col("ours memory") / pl.col("floor"))
+        table = table.with_columns(
+            ranx_over_ours=pl.col("ranx") / pl.col("ours trec"),
+            ranx_over_ours_cpu=pl.col("ranx cpu") / pl.col("ours trec cpu"),
+        )
+    table = table.with_columns(
+        ours_over_floor=pl.col("ours memory") / pl.col("floor"),
+        ours_over_floor_cpu=pl.col("ours memory cpu") / pl.col("floor cpu"),
+    )
     with pl.Config(tbl_rows=-1, tbl_cols=-1, float_precision=2, tbl_width_chars=200):
         print(table)
-    if args.stream_size is not None:
-        s_runs, s_queries, s_docs = args.stream_size
-        with tempfile.TemporaryDirectory(prefix="bench-fusion-stream-") as directory:
-            folder = Path(directory)
-            write_runs(folder, s_runs, s_queries, s_docs)
-            result = stream_check(folder, s_runs)
-            rows_total = s_runs * s_queries * s_docs
-            print(f"streaming rrf, {rows_total:,} rows from parquet to parquet at 2 threads: "
-                  f"{result['seconds']:.1f} s, peak RSS {result['peak_mib']:,.0f} MiB")  # fmt: skip
-    return 0
 
 
 if __name__ == "__main__":

@@ -21,6 +21,11 @@ Run (default 100k users x top-10, 20k items, 5M training rows, ILD on 20k users)
     python -m benchmarks.bench_recsys
     python -m benchmarks.bench_recsys --size issue      # 1M users, 100k items, 50M rows
     python -m benchmarks.bench_recsys --users 10000 --items 2000 --train 500000 --repeat 1
+    python -m benchmarks.bench_recsys --baseline /tmp/main-export  # before/after, one run
+
+``--baseline DIR`` also runs ``rm.recsys.evaluate`` from another checkout of the
+repository (e.g. ``git archive main | tar -x -C DIR``) on the same data, as
+``ours_baseline``, right after ours: a before/after pair in one run.
 """
 
 from __future__ import annotations
@@ -228,7 +233,9 @@ def _worker(name: str, data: Path, ild_users: int, repeat: int) -> None:
     print(json.dumps({"seconds": seconds, "cpu": cpu, "value": value}, default=float))
 
 
-def _run(name: str, data: Path, ild_users: int, repeat: int, threads: int) -> dict[str, Any]:
+def _run(
+    name: str, data: Path, ild_users: int, repeat: int, threads: int, cwd: Path | None = None
+) -> dict[str, Any]:
     env = dict(os.environ)
     for variable in (
         "POLARS_MAX_THREADS",
@@ -250,7 +257,9 @@ def _run(name: str, data: Path, ild_users: int, repeat: int, threads: int) -> di
         "--repeat",
         str(repeat),
     ]
-    output = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
+    output = subprocess.run(
+        command, env=env, check=True, capture_output=True, text=True, cwd=cwd
+    ).stdout
     return json.loads(output.strip().splitlines()[-1])
 
 
@@ -268,6 +277,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeat", type=int, default=2, help="runs per process (best is kept)")
     parser.add_argument("--skip", nargs="*", default=[], choices=sorted(CONTENDERS))
+    parser.add_argument("--baseline", type=Path, help="another checkout to run `ours` from")
     parser.add_argument("--worker", choices=sorted(CONTENDERS), help=argparse.SUPPRESS)
     parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -291,28 +301,42 @@ def main(argv: list[str] | None = None) -> None:
         )
         rows = []
         for threads in args.threads:
-            results = {
-                name: _run(name, data, size["ild_users"], args.repeat, threads)
-                for name in CONTENDERS
-                if name not in args.skip
-            }
+            results = {}
+            for name in CONTENDERS:
+                if name in args.skip:
+                    continue
+                results[name] = _run(name, data, size["ild_users"], args.repeat, threads)
+                if name == "ours" and args.baseline is not None:
+                    results["ours_baseline"] = _run(
+                        "ours", data, size["ild_users"], args.repeat, threads, args.baseline
+                    )
             best = {name: min(result["seconds"]) for name, result in results.items()}
             best_cpu = {name: min(result["cpu"]) for name, result in results.items()}
             for name, result in results.items():
-                reference = {"ours": "rectools", "ours_ild_hamming": "rectools_ild"}.get(name)
+                reference = {
+                    "ours": "rectools",
+                    "ours_baseline": "rectools",
+                    "ours_ild_hamming": "rectools_ild",
+                }.get(name)
                 check = ""
                 if reference in results:
                     check = f"{_difference(result['value'], results[reference]['value']):.1e}"
                 versus = {
                     "ours": "rectools",
+                    "ours_baseline": "rectools",
                     "ours_ild_hamming": "rectools_ild",
                     "ours_ild_cosine": "rectools_ild",
                 }.get(name)
                 speedup = f"{best[versus] / best[name]:.1f}x" if versus in best else ""
                 cpu_speedup = f"{best_cpu[versus] / best_cpu[name]:.1f}x" if versus in best else ""
                 floor = f"{best[name] / best['floor']:.2f}" if "floor" in best else ""
+                label = (
+                    f"{CONTENDERS['ours'][0]} (baseline: {args.baseline})"
+                    if name == "ours_baseline"
+                    else CONTENDERS[name][0]
+                )
                 rows.append(
-                    f"| {threads} | {CONTENDERS[name][0]} | {best[name]:.2f} | {floor} | "
+                    f"| {threads} | {label} | {best[name]:.2f} | {floor} | "
                     f"{speedup} | {best_cpu[name]:.2f} | {cpu_speedup} | {check} |"
                 )
         print(

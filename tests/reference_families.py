@@ -673,8 +673,8 @@ def compat(
     Ranking: retrieved rows (``ties="doc_asc"`` is ir_measures' order). Ideal: rows with
     label > 0 (retrieved or not) by label descending; equal labels by run score
     descending with 0.0 for an unretrieved row, then input (qrels) order
-    (``ideal_order="ir_measures"``), or retrieved rows in run rank order then
-    unretrieved in input order (``"run_rank"``). RBO truncated at depth
+    (``ideal_order="ir_measures"``), or by that score and then retrieved rows in run
+    rank order, unretrieved ones after them in input order (``"run_rank"``). RBO truncated at depth
     max(#retrieved, #relevant), normalised by the finite weight sum; with ``normalize``
     divided by the RBO of the ideal with itself.
     None when no row has label > 0 (ir_measures: 0)."""
@@ -684,11 +684,12 @@ def compat(
         return None
     rank_of = {d: r for r, d in enumerate(run)}
 
-    def key(item: tuple[int, Row]) -> tuple[float, float, int]:
+    def key(item: tuple[int, Row]) -> tuple[float, ...]:
         position, row = item
         if ideal_order == "ir_measures":
             return (-row[1], -(row[0] if _retrieved(row[0]) else 0.0), position)
-        return (-row[1], rank_of.get(_doc(row, position), len(run)), position)
+        score = row[0] if _retrieved(row[0]) else 0.0
+        return (-row[1], -score, rank_of.get(_doc(row, position), len(run)), position)
 
     ideal = [_doc(row, i) for i, row in sorted(relevant, key=key)]
     depth = max(len(run), len(ideal))

@@ -18,7 +18,7 @@ import polars as pl
 import pytest
 
 import polars_rankmetrics as rm
-from polars_rankmetrics.metrics import diversity_greedy
+from polars_rankmetrics.metrics import diversity_batched, diversity_flat, diversity_greedy
 from polars_rankmetrics.metrics.diversity_ideal import ideal_value
 
 
@@ -98,13 +98,21 @@ def test_batched_greedy_equals_the_per_query_reference(
     assert ours == expected  # bit for bit
 
 
-def test_blocks_of_queries_of_different_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Many small blocks (queries sorted by size) give the same values as one."""
-    lists = _lists(7, n_queries=80, doc="int", weights=True, text=False, wide=True)
-    options: dict[str, Any] = {"alpha": 0.5, "discount": "log", "depth": 10}
-    whole = diversity_greedy.greedy_values(lists, **options).to_list()
-    monkeypatch.setattr(diversity_greedy, "BLOCK", 3)
-    assert diversity_greedy.greedy_values(lists, **options).to_list() == whole
+@pytest.mark.parametrize("mask_bits", [0, 8, 62])
+def test_pools_told_apart_by_mask_or_by_subtopic_ids(
+    mask_bits: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sets of subtopics as bit masks (packed with the query or not) or as padded id rows.
+
+    The flat arrays in the dense layout (few distinct subtopics) or numbered by sorting.
+    """
+    monkeypatch.setattr(diversity_greedy, "MASK_BITS", mask_bits)
+    monkeypatch.setattr(diversity_flat, "MASK_BITS", mask_bits)
+    for doc in (None, "int"):
+        lists = _lists(7, n_queries=80, doc=doc, weights=True, text=False, wide=True)
+        options: dict[str, Any] = {"alpha": 0.5, "discount": "log", "depth": 10}
+        expected = [0.0 if b is None else ideal_value(b, **options) for b in lists]
+        assert diversity_greedy.greedy_values(lists, **options).to_list() == expected
 
 
 def test_without_numpy_it_falls_back_to_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -115,26 +123,38 @@ def test_without_numpy_it_falls_back_to_the_reference(monkeypatch: pytest.Monkey
     assert diversity_greedy.greedy_values(lists, **options).to_list() == expected
 
 
-def test_the_measures_call_it_once_for_all_queries(monkeypatch: pytest.MonkeyPatch) -> None:
-    """alpha-nDCG, nERR-IA and nNRBP read the batched ideal: one call, not one per query."""
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_measures_call_it_once_for_all_queries(
+    weighted: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alpha-nDCG, nERR-IA and nNRBP read the batched ideal: one call, not one per query.
+
+    Without intent weights the whole measure is batched (``diversity_batched``);
+    with them the ideal alone (``greedy_values``).
+    """
     calls: list[int] = []
-    original = diversity_greedy.greedy_values
+    module: Any = diversity_greedy if weighted else diversity_batched
+    original = module.ideal_values
 
-    def counted(lists: pl.Series, **options: Any) -> pl.Series:
-        calls.append(len(lists))
-        return original(lists, **options)
+    def counted(flat: Any, *args: Any, **options: Any) -> Any:
+        calls.append(flat.n_lists)
+        return original(flat, *args, **options)
 
-    monkeypatch.setattr(diversity_greedy, "greedy_values", counted)
+    monkeypatch.setattr(module, "ideal_values", counted)
     frame = pl.DataFrame(
         {
             "query": [1, 1, 1, 2, 2, 3],
             "score": [0.9, 0.5, 0.1, 0.3, 0.2, 0.7],
             "subtopics": [[1, 2], [2], [], [1], [1, 3], [2]],
+            "weights": [[0.5, 0.5], [0.5], [], [1.0], [1.0, 1.0], [1.0]],
         }
     )
+    options: dict[str, Any] = {"by": "score"}
+    if weighted:
+        options["intent_weights"] = "weights"
     frame.group_by("query").agg(
-        rm.alpha_ndcg_at_k("subtopics", 2, by="score"),
-        rm.nerr_ia_at_k("subtopics", 2, by="score").alias("e"),
-        rm.nnrbp("subtopics", by="score").alias("n"),
+        rm.alpha_ndcg_at_k("subtopics", 2, **options),
+        rm.nerr_ia_at_k("subtopics", 2, **options).alias("e"),
+        rm.nnrbp("subtopics", **options).alias("n"),
     )
     assert calls == [3, 3, 3]

@@ -182,3 +182,16 @@ def test_duplicate_rows_found_inside_the_fusion(method: str) -> None:
     )
     with pytest.raises(ValueError, match=r"run 'x' has duplicate \(query, doc\) rows"):
         fuse(long, method=method)
+
+
+@pytest.mark.parametrize("n_runs", [33, 64, 65, 70])
+def test_duplicate_rows_found_among_many_runs(n_runs: int) -> None:
+    # Up to 64 runs, a duplicate is found by a bit per run (the last run's bit is 2**63);
+    # beyond, by counting the distinct runs of each document.
+    once = pl.DataFrame({"query": ["q", "q"], "doc": ["a", "b"], "score": [1.0, 0.5]})
+    twice = pl.DataFrame({"query": ["q", "q", "q"], "doc": ["a", "b", "a"], "score": [3.0, 2, 1]})
+    runs = {f"r{i}": once for i in range(n_runs - 1)}
+    fused = fuse(runs, method="sum", norm=None)
+    assert fused.get_column("score").to_list() == [n_runs - 1.0, (n_runs - 1) * 0.5]
+    with pytest.raises(ValueError, match=rf"run 'r{n_runs - 1}' has duplicate \(query, doc\)"):
+        fuse({**runs, f"r{n_runs - 1}": twice}, method="sum", norm=None)

@@ -235,3 +235,39 @@ def test_item_types_must_agree() -> None:
     frame = pl.DataFrame({"a": [["1", "2"]], "b": [[1, 2]]})
     with pytest.raises(pl.exceptions.ComputeError, match="lists of one item type"):
         frame.select(rbo("a", "b"))
+
+
+@pytest.mark.parametrize("dtype", [pl.String, pl.Int64])
+def test_blocks_of_one_shape_with_uneven_lengths(dtype: pl.DataType) -> None:
+    # Every row has lengths 5 and 8: the sorting path's slices, no padding.
+    rng = random.Random(8)
+    make = str if dtype == pl.String else int
+    first = [[make(x) for x in rng.sample(range(12), 5)] for _ in range(40)]
+    second = [[make(x) for x in rng.sample(range(12), 8)] for _ in range(40)]
+    schema = {"a": pl.List(dtype), "b": pl.List(dtype)}
+    frame = pl.DataFrame({"a": first, "b": second}, schema_overrides=schema)
+    out = frame.select(ext=rbo("a", "b", p=0.9), low=rbo("a", "b", p=0.9, kind="min"))
+    expected = [
+        rbo_package.RankingSimilarity(a, b).rbo_ext(0.9) for a, b in zip(first, second, strict=True)
+    ]
+    np.testing.assert_allclose(out["ext"], expected, rtol=0, atol=1e-9)
+    lows = [_slow_min(a, b, 0.9) for a, b in zip(first, second, strict=True)]
+    np.testing.assert_allclose(out["low"], lows, rtol=0, atol=1e-9)
+
+
+def test_hash_collisions_fall_back_to_the_join(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every item hashes alike: the sorting path must notice and give the join's numbers.
+    from polars_rankmetrics.meta_evaluation import _overlap
+    from polars_rankmetrics.meta_evaluation.rbo import _weights
+
+    first, second = _random_pairs(9, n=60)
+    frame = _frame(first, second)
+    expected = frame.select(rbo("a", "b", p=0.8)).to_series()
+    zeros = lambda self, seed=0: pl.Series([0] * self.len(), dtype=pl.UInt64)  # noqa: E731
+    monkeypatch.setattr(pl.Series, "hash", zeros)
+    collided = frame.select(rbo("a", "b", p=0.8)).to_series()
+    np.testing.assert_allclose(collided, expected, rtol=0, atol=1e-12)
+    # One item a side, different items with one hash: caught by the check on the items.
+    lists = pl.DataFrame({"row": pl.Series([0], dtype=pl.UInt32), "a": [["x"]], "b": [["w"]]})
+    assert _overlap._by_sorting(lists, _weights(0.8, 4)) is None
+    assert pl.DataFrame({"a": [["x"]], "b": [["w"]]}).select(rbo("a", "b")).item() == 0.0

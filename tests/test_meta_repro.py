@@ -7,6 +7,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pytest
 
 from polars_rankmetrics.meta_evaluation.reproducibility import (
@@ -214,3 +215,60 @@ def test_inversion_count_against_pairs() -> None:
             pairs = itertools.combinations(range(int(lengths[row])), 2)
             expected.append(sum(1 for i, j in pairs if values[i] > values[j]))
         assert _inversions(sequences, lengths.astype(np.int64)).tolist() == expected
+
+
+def test_ktu_per_topic_against_scipy_with_uneven_topics() -> None:
+    # Topics that sort as strings ("10" < "9"), one only in the original, lengths that differ.
+    from scipy import stats
+
+    rng = np.random.default_rng(3)
+    original: dict[str, dict[str, float]] = {}
+    reproduced: dict[str, dict[str, float]] = {}
+    for topic in ("9", "10", "11", "only_original"):
+        docs = [f"d{i}" for i in rng.permutation(30)]
+        original[topic] = {doc: float(30 - i) for i, doc in enumerate(docs[: rng.integers(2, 25)])}
+        if topic != "only_original":
+            chosen = rng.permutation(docs)[: rng.integers(2, 25)]
+            reproduced[topic] = {doc: float(30 - i) for i, doc in enumerate(chosen)}
+    out = ktu(original, reproduced, depth=12)
+    assert out["query"].to_list() == ["10", "11", "9"]
+    for topic, value in zip(out["query"], out["ktu"], strict=True):
+        first = sorted(original[topic], key=lambda d: -original[topic][d])
+        second = sorted(reproduced[topic], key=lambda d: -reproduced[topic][d])
+        n = min(len(first), len(second), 12)
+        union = sorted(set(first[:n]) | set(second[:n]))
+        codes = [union.index(d) for d in first[:n]], [union.index(d) for d in second[:n]]
+        assert value == pytest.approx(stats.kendalltau(*codes).statistic, abs=1e-12), topic
+
+
+def test_a_document_twice_is_refused_naming_it() -> None:
+    twice = {"q": {"a": 1.0, "b": 2.0}}
+    frame = pl.DataFrame(
+        {"query": ["q", "q", "q"], "doc": ["a", "b", "a"], "score": [1.0, 2.0, 3.0]}
+    )
+    with pytest.raises(
+        ValueError, match="`reproduced` lists document 'a' more than once for query 'q'"
+    ):
+        ktu(twice, frame)
+
+
+@pytest.mark.parametrize("bad_score", [0.7, None, float("nan")])
+def test_scores_of_cut_runs_equal_evaluate_with_max_per_query(bad_score: float | None) -> None:
+    # The cut run is evaluated as is where every score is a number; else evaluate() cuts it.
+    import polars_rankmetrics as rm
+    from polars_rankmetrics.meta_evaluation.reproducibility import _positions, _scores
+
+    qrels = {"q1": {"a": 1, "c": 2, "d": 1}, "q2": {"x": 1, "y": 0}}
+    run = pl.DataFrame(
+        {
+            "query": ["q1"] * 4 + ["q2"] * 3,
+            "doc": ["a", "b", "c", "d", "x", "y", "z"],
+            "score": [0.5, bad_score, 0.5, 0.1, 0.2, 0.3, 0.1],
+        }
+    )
+    names = ("AP", "P@2", "nDCG", "R@1")
+    expected = rm.evaluate(qrels, run, list(names), max_per_query=2).per_query.sort("query")
+    mine = _scores(qrels, run, _positions(run, 2, "run"), names, 2)
+    assert mine.to_dicts() == expected.to_dicts()
+    result = reproduce(qrels, run, run, measures=names, trim=2)
+    assert result.per_measure["rmse"].to_list() == [0.0] * 4

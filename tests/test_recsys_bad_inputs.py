@@ -204,8 +204,8 @@ def test_distinct_item_users_numpy_and_polars_paths_agree(dtype: pl.DataType) ->
     train = pl.DataFrame(
         {"user": rng.integers(0, 40, 800), "item": rng.zipf(1.5, 800) % 60 + 7}
     ).cast(dtype)
-    by_numpy = recsys.frames._sorted_pairs_numpy(train)
-    by_polars = recsys.frames._packed_pairs(train)
+    by_numpy = recsys.packed._sorted_pairs_numpy(train)
+    by_polars = recsys.packed._packed_pairs(train)
     assert by_numpy is not None and by_polars is not None
     reference = train.group_by("item").agg(
         pl.col("user").n_unique().cast(pl.UInt32).alias("item_users"),
@@ -216,7 +216,7 @@ def test_distinct_item_users_numpy_and_polars_paths_agree(dtype: pl.DataType) ->
     assert by_numpy[1].equals(by_polars[1])
     assert by_numpy[1].row(0) == (train["user"].n_unique(), train.height)
     sparse = train.with_columns(pl.col("item").cast(pl.Int64) * 10**7)  # too sparse to bincount
-    assert recsys.frames._sorted_pairs_numpy(sparse) is None
+    assert recsys.packed._sorted_pairs_numpy(sparse) is None
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -225,10 +225,10 @@ def test_repeat_check_by_numpy_agrees_with_group_by(seed: int) -> None:
     n = int(rng.integers(2, 60))
     pairs = pl.DataFrame({"user": rng.integers(-5, 8, n), "item": rng.integers(0, 10, n)})
     repeated = pairs.group_by("user", "item").len().filter(pl.col("len") > 1).height > 0
-    assert recsys.frames._no_repeats_numpy(pairs) is (not repeated)
-    assert recsys.frames._no_repeats_numpy(pairs.unique()) is True
+    assert recsys.packed._no_repeats_numpy(pairs) is (not repeated)
+    assert recsys.packed._no_repeats_numpy(pairs.unique()) is True
     as_strings = pairs.with_columns(pl.col("item").cast(pl.String))
-    assert recsys.frames._no_repeats_numpy(as_strings) is None
+    assert recsys.packed._no_repeats_numpy(as_strings) is None
     reco = pairs.with_columns(pl.lit(1).alias("rank")).lazy()
     if repeated:
         with pytest.raises(ValueError, match="more than once"):

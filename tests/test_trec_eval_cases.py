@@ -229,3 +229,22 @@ def test_zscores_of_a_topic_missing_from_the_file(
     )
     assert status == 0
     assert out.splitlines()[1] == b"Zmap                   \t2\t-1000000.0000"
+
+
+@pytest.mark.parametrize("family", [f for f in FAMILIES if f.key is not None], ids=lambda f: f.name)
+def test_no_trec_eval_family_reads_subtopics(family: Any) -> None:
+    """The CLI probes only extension names for subtopics (``topic_measures.compute``)."""
+    from polars_rankmetrics.evaluation.subtopics import reads_subtopics
+    from polars_rankmetrics.measures.trec_names import family_columns
+
+    columns = family_columns(family, None)
+    assert columns, family
+    assert not reads_subtopics([column.bind("zero") for column in columns])
+
+
+def test_the_subtopic_probe_sees_a_diversity_measure() -> None:
+    """The check above can fail: a diversity name reads subtopics."""
+    from polars_rankmetrics.evaluation.subtopics import reads_subtopics
+    from polars_rankmetrics.measures import parse_measures
+
+    assert reads_subtopics([column.bind("zero") for column in parse_measures("alpha_nDCG@20")])

@@ -28,6 +28,7 @@ ready for :func:`polars_rankmetrics.engine.evaluate`.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -99,10 +100,15 @@ class Statistic:
         checked = self.check(params, name)
         return Bound(name, self, no_relevant, tuple(checked.items()), threshold)
 
+    @functools.cached_property
+    def _signature(self) -> inspect.Signature:
+        """The formula's signature, read once (``bind`` checks parameters against it)."""
+        return inspect.signature(self.formula)
+
     @property
     def defaults(self) -> dict[str, Any]:
         """The parameters with a default in the formula's signature, and their defaults."""
-        signature = inspect.signature(self.formula)
+        signature = self._signature
         return {
             name: parameter.default
             for name, parameter in signature.parameters.items()
@@ -113,7 +119,7 @@ class Statistic:
     @property
     def required(self) -> list[str]:
         """The parameters without a default in the formula's signature."""
-        signature = inspect.signature(self.formula)
+        signature = self._signature
         return [
             name
             for name, parameter in signature.parameters.items()

@@ -7,11 +7,13 @@ normalisations (:func:`min_max_norm`, ...) to use ``.over("system", "query")``,
 a run's ranks (:func:`run_rank`), and the rank-based methods' per-rank scores
 (:func:`rrf_weight`, :func:`isr_weight`, :func:`rbc_weight`,
 :func:`borda_points`). :func:`optimize_fusion` searches ranx's grid of
-weights or parameters.
+weights or parameters; :func:`sink_fused` writes a fused run to disk a batch of
+queries at a time, in bounded memory.
 """
 
 from __future__ import annotations
 
+from polars_rankmetrics.fusion.batched import sink_fused
 from polars_rankmetrics.fusion.fuse import NORMALIZATIONS, Method, fuse
 from polars_rankmetrics.fusion.normalization import (
     Normalization,
@@ -48,6 +50,7 @@ __all__ = [
     "rbc_weight",
     "rrf_weight",
     "run_rank",
+    "sink_fused",
     "sum_norm",
     "zmuv_norm",
 ]

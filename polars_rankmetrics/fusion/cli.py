@@ -19,10 +19,9 @@ from typing import Any
 import polars as pl
 
 from polars_rankmetrics._atomic import replacing
+from polars_rankmetrics.fusion.batched import PARQUET_SUFFIXES, sink_fused, sink_one, trec_lines
 from polars_rankmetrics.fusion.fuse import NORMALIZATIONS, TRAINED, fuse
 from polars_rankmetrics.fusion.methods import METHODS
-
-_PARQUET = (".parquet", ".pq")
 
 
 class CommandError(Exception):
@@ -57,23 +56,11 @@ def parse_weights(text: str | None) -> list[float] | None:
     return [float(_number(part.strip(), "--weights")) for part in text.split(",")]
 
 
-def _trec_lines(fused: pl.LazyFrame, run_id: str) -> pl.LazyFrame:
-    rank = pl.int_range(1, pl.len() + 1).over("query")
-    return fused.select(
-        "query",
-        q0=pl.lit("Q0"),
-        doc=pl.col("doc"),
-        rank=rank,
-        score=pl.col("score"),
-        run_id=pl.lit(run_id),
-    )
-
-
 def write_fused(fused: pl.DataFrame | pl.LazyFrame, output: str, run_id: str) -> None:
     """Write the fused run to ``output`` (TREC, or parquet by extension) through a rename."""
     lazy = fused.lazy()
     if output == "-":
-        text = _trec_lines(lazy, run_id).collect().write_csv(separator=" ", include_header=False)
+        text = trec_lines(lazy, run_id).collect().write_csv(separator=" ", include_header=False)
         sys.stdout.write(text)
         return
     path = Path(output)
@@ -81,11 +68,7 @@ def write_fused(fused: pl.DataFrame | pl.LazyFrame, output: str, run_id: str) ->
         msg = f"cannot write {output}: no such folder {str(path.parent)!r}"
         raise CommandError(msg)
     with replacing(path) as temporary:
-        if path.suffix.lower() in _PARQUET:
-            lazy.sink_parquet(temporary, engine="streaming")
-        else:
-            trec = _trec_lines(lazy, run_id)
-            trec.sink_csv(temporary, separator=" ", include_header=False, engine="streaming")
+        sink_one(lazy, temporary, run_id, parquet=path.suffix.lower() in PARQUET_SUFFIXES)
 
 
 def run_fuse(args: argparse.Namespace) -> int:
@@ -115,8 +98,19 @@ def run_fuse(args: argparse.Namespace) -> int:
             params.update(best)
         if args.train_qrels is not None:
             params["train_qrels"] = args.train_qrels
+        run_id = args.run_id or args.method
+        if args.batch_rows is not None and args.output != "-":
+            folder = Path(args.output).parent
+            if not folder.is_dir():
+                msg = f"cannot write {args.output}: no such folder {str(folder)!r}"
+                raise CommandError(msg)
+            sink_fused(
+                runs, args.output, method=args.method, norm=norm, weights=weights,
+                run_id=run_id, batch_rows=args.batch_rows, **params,
+            )  # fmt: skip
+            return 0
         fused = fuse(runs, method=args.method, norm=norm, weights=weights, **params)
-        write_fused(fused, args.output, args.run_id or args.method)
+        write_fused(fused, args.output, run_id)
     except (CommandError, ValueError, OSError, pl.exceptions.PolarsError) as error:
         message = str(error).splitlines()[0] if str(error) else type(error).__name__
         print(f"rankmetrics: error: {message}", file=sys.stderr)
@@ -158,6 +152,13 @@ def add_subcommand(subcommands: Any) -> None:
     )
     parser.add_argument("--metric", default="ndcg", help="the measure --optimize maximises")
     parser.add_argument("--run-id", help="the run id written in a TREC run (default: method)")
+    parser.add_argument(
+        "--batch-rows",
+        type=int,
+        metavar="N",
+        help="fuse the queries in batches of about N input rows: bounded memory for big runs "
+        "(file outputs; - writes the fusion whole)",
+    )
     parser.add_argument(
         "-o", "--output", required=True, help="output path (.trec/.txt, .parquet) or - for stdout"
     )

@@ -23,6 +23,18 @@ class Context:
     """Add ``_duplicate`` to the group-by (a run holds the document twice): the check of
     duplicate rows done inside the fusion, instead of a pass of its own over every run."""
 
+    def duplicate(self) -> pl.Expr:
+        """Whether a run holds the document twice, as an aggregation over its ``(query, doc)``.
+
+        With up to 64 runs, each row sets its run's bit: the document has a duplicate
+        row exactly when it has more rows than bits set (an OR and a popcount, several
+        times cheaper in a group-by than ``system.n_unique()``, used beyond 64 runs).
+        """
+        if self.n_systems > 64:
+            return pl.len() > pl.col("system").n_unique()
+        bit = pl.lit(2, pl.UInt64).pow(pl.col("system"))
+        return pl.len() > bit.bitwise_or().bitwise_count_ones()
+
     def weight(self) -> pl.Expr:
         """Each row's run weight (1 without weights), outside an aggregation."""
         if self.weights is None:

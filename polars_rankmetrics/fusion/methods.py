@@ -43,7 +43,7 @@ def _by_doc(expr: Callable[[Context], pl.Expr]) -> Combine:
             frame = frame.with_columns(weight=context.weight())
         aggregates = {"score": expr(context)}
         if context.flag_duplicates:  # one run holds the document twice
-            aggregates["_duplicate"] = pl.len() > pl.col("system").n_unique()
+            aggregates["_duplicate"] = context.duplicate()
         return frame.group_by("query", "doc").agg(**aggregates)
 
     return combine

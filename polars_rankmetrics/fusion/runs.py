@@ -93,8 +93,11 @@ def read_runs(runs: object, *, check_unique: bool = True) -> Runs:
     """Read ``runs`` (a mapping, a sequence, or one long frame) into :class:`Runs`.
 
     Eager runs are checked for duplicate ``(query, doc)`` rows unless
-    ``check_unique`` is false (the caller then checks them itself).
+    ``check_unique`` is false (the caller then checks them itself). Runs already
+    read (a :class:`Runs`, such as one batch of queries) are returned as they are.
     """
+    if isinstance(runs, Runs):
+        return runs
     if isinstance(runs, pl.DataFrame | pl.LazyFrame) and "system" in runs.collect_schema().names():
         lazy, names = _split_long(runs)
         if check_unique and isinstance(runs, pl.DataFrame):

@@ -9,12 +9,14 @@ Two exact implementations give the same numbers:
 
 - :func:`_by_join`: pure polars, explode both lists and join on (row, item);
 - :func:`_by_sorting`: numpy, when it is installed. Each item becomes one
-  64-bit key, its hash's high bits over its position and side; each row's keys
-  are sorted (numpy's SIMD sort of a padded matrix, in blocks of rows) and a
-  common item is two adjacent keys with the same high bits. Every such pair is
-  then checked on the items themselves, so a hash collision cannot give a
-  wrong number; anything unusual (a collision, an item twice in a ranking, a
-  null item) sends the batch to :func:`_by_join`, which reports it.
+  64-bit key, its hash's high bits over its side (one bit) and its position;
+  each row's keys are sorted (numpy's SIMD sort of a padded matrix, in blocks
+  of 1,024 rows, small enough for the CPU's cache) and a common item is two
+  adjacent keys that differ only in the side bit above the positions. Every
+  such pair is then checked on the items themselves (integers in numpy, other
+  types by polars), so a hash collision cannot give a wrong number; anything
+  unusual (a collision, an item twice in a ranking, a null item) sends the
+  batch to :func:`_by_join`, which reports it.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
     KeyArray: TypeAlias = npt.NDArray[np.uint64]
     FloatArray: TypeAlias = npt.NDArray[np.float64]
 
-_BLOCK_ROWS = 16_384
+_BLOCK_ROWS = 1024
 _AGGREGATES = ("x_l", "x_s", "w_sum", "w_sum_short")
 
 
@@ -99,10 +101,9 @@ def _by_sorting(lists: pl.DataFrame, table: pl.Series) -> pl.DataFrame | None:
         return None  # null items: the join path lets them match nothing
     lengths = [side.list.len().fill_null(0).to_numpy().astype(np.int64) for side in (first, second)]
     starts = [np.concatenate([[0], np.cumsum(length)]) for length in lengths]
-    longest = max(int(length.max(initial=0)) for length in lengths)
-    low = np.uint64(longest.bit_length() + 1)
-    hashes = [flat.hash(seed=0).to_numpy() >> low << low for flat in flats]
-    weights = table.to_numpy()
+    hashes = [flat.hash(seed=0).to_numpy() for flat in flats]
+    # Integer items are checked on their values; others by polars.
+    values = [flat.to_numpy() for flat in flats] if flats[0].dtype.is_integer() else None
     n = lists.height
     sums = np.zeros((n, 4))
     blocks = [(begin, min(begin + _BLOCK_ROWS, n)) for begin in range(0, n, _BLOCK_ROWS)]
@@ -113,7 +114,7 @@ def _by_sorting(lists: pl.DataFrame, table: pl.Series) -> pl.DataFrame | None:
     shares = [blocks[worker::workers] for worker in range(workers)]
 
     def work(share: list[tuple[int, int]]) -> bool:
-        sorter = _Sorter(lengths, starts, hashes, low, weights, flats)
+        sorter = _Sorter(lengths, starts, hashes, table.to_numpy(), flats, values)
         for begin, end in share:
             block = sorter.block(begin, end)
             if block is None:
@@ -133,26 +134,42 @@ def _by_sorting(lists: pl.DataFrame, table: pl.Series) -> pl.DataFrame | None:
 
 
 class _Sorter:
-    """The per-row sums of a block of rows, from sorted 64-bit keys."""
+    """The per-row sums of a block of rows, from sorted 64-bit keys.
+
+    A key is an item's hash with its low bits replaced by its side (one bit: 0
+    for ``a``, 1 for ``b``) over its position (1-based): sorted, the keys of one
+    item sit side by side, ``a``'s first, so that two neighbours whose keys
+    differ in the side bit only above the position bits are a common item.
+    """
 
     def __init__(
         self,
         lengths: list[IntArray],
         starts: list[IntArray],
         hashes: list[KeyArray],
-        low: np.uint64,
         weights: FloatArray,
         flats: list[pl.Series],
+        values: list[IntArray] | None,
     ) -> None:
         import numpy as np
 
-        self.lengths, self.starts, self.hashes = lengths, starts, hashes
-        self.low, self.weights, self.flats = low, weights, flats
+        self.lengths, self.starts, self.hashes, self.flats = lengths, starts, hashes, flats
+        self.values = values
+        longest = max(int(length.max(initial=0)) for length in lengths)
+        bits = max(longest.bit_length(), 1)
+        self.bits = np.uint64(bits)
+        self.positions = np.uint64((1 << bits) - 1)
+        self.high = ~np.uint64((1 << (bits + 1)) - 1)
+        tags = np.arange(1, longest + 1, dtype=np.uint64)
+        self.tags = (tags, tags | np.uint64(1 << bits))
+        # before[m] = W(m - 1): what a common item counted from depth m takes off W(l).
+        self.before = np.concatenate([[0.0], weights])
         # Buffers reused by every block: fresh large arrays cost a page fault a page.
         widest = int((lengths[0] + lengths[1]).max(initial=0))
         cells = min(_BLOCK_ROWS, lengths[0].size) * widest
-        self.buffers = (np.empty(cells, dtype=np.uint64), np.empty(cells, dtype=np.uint64))
-        self.equal = np.empty(max(cells - 1, 0), dtype=bool)
+        self.keys = np.empty(cells, dtype=np.uint64)
+        self.spare = np.empty(cells, dtype=np.uint64)
+        self.match = np.empty(cells, dtype=bool)
 
     def block(self, begin: int, end: int) -> FloatArray | None:
         """Sums of rows ``begin:end``; None to fall back to the join."""
@@ -162,51 +179,63 @@ class _Sorter:
         rows, total = end - begin, len_a + len_b
         width = int(total.max(initial=0))
         sums = np.zeros((rows, 4))
-        if width == 0:
+        if width < 2:
             return sums
-        keys = self.buffers[0][: rows * width].reshape(rows, width)
-        keys.fill(np.iinfo(np.uint64).max)
-        one = np.uint64(1)
+        keys = self.keys[: rows * width].reshape(rows, width)
+        uniform = bool((len_a == len_a[0]).all() and (len_b == len_b[0]).all())
+        if not uniform:
+            keys.fill(np.iinfo(np.uint64).max)
         for side, (length, shift) in enumerate(((len_a, np.zeros_like(len_a)), (len_b, len_a))):
             start = self.starts[side]
-            code = self.hashes[side][start[begin] : start[end]] | np.uint64(side)
-            if (length == length[0]).all() and (shift == shift[0]).all():
+            code = self.hashes[side][start[begin] : start[end]]
+            if uniform:
                 # Every ranking of the block has one length: slices, no scatter.
                 count, offset = int(length[0]), int(shift[0])
-                position = np.arange(1, count + 1, dtype=np.uint64) << one
-                keys[:, offset : offset + count] = code.reshape(rows, count) | position
+                target = keys[:, offset : offset + count]
+                np.bitwise_and(code.reshape(rows, count), self.high, out=target)
+                np.bitwise_or(target, self.tags[side][:count], out=target)
                 continue
             row = np.repeat(np.arange(rows), length)
             column = np.arange(code.size) - np.repeat(start[begin:end] - start[begin], length)
-            keys[row, column + shift[row]] = code | ((column + 1).astype(np.uint64) << one)
+            keys[row, column + shift[row]] = (code & self.high) | self.tags[side][column]
         keys.sort(axis=1)
         flat = keys.ravel()
-        high = np.right_shift(flat, self.low, out=self.buffers[1][: flat.size])
-        equal = np.equal(high[1:], high[:-1], out=self.equal[: flat.size - 1])
-        candidates = np.flatnonzero(equal)
-        match_row, match_column = np.divmod(candidates, width)
-        keep = match_column < (total - 1)[match_row]  # not padding, not across rows
-        candidates, match_row = candidates[keep], match_row[keep]
-        if (np.diff(candidates) == 1).any():
-            return None  # three keys alike: a repeated item or a collision
-        left, right = flat[candidates], flat[candidates + 1]
-        if ((left & one) == (right & one)).any():
-            return None  # one side twice: a repeated item (or a collision)
-        mask = (one << self.low) - one
-        a_left = (left & one) == 0
-        pos_left = ((left & mask) >> one).astype(np.int64)
-        pos_right = ((right & mask) >> one).astype(np.int64)
-        pos_a = np.where(a_left, pos_left, pos_right)
-        pos_b = np.where(a_left, pos_right, pos_left)
-        item_a = self.flats[0].gather(self.starts[0][match_row + begin] + pos_a - 1)
-        item_b = self.flats[1].gather(self.starts[1][match_row + begin] + pos_b - 1)
-        if not (item_a == item_b).all():
+        cells = flat.size
+        above = np.bitwise_xor(flat[1:], flat[:-1], out=self.spare[: cells - 1])
+        np.right_shift(above, self.bits, out=above)
+        above[width - 1 :: width] = 2  # the pairs across two rows: never a match
+        # 0: one item twice on one side (or a collision there), or two paddings.
+        paddings = int(np.maximum(width - total - 1, 0).sum())
+        if np.count_nonzero(above == 0) != paddings:
+            return None
+        match = self.match[:cells]
+        np.equal(above, 1, out=match[:-1])
+        match[-1] = False
+        if not uniform:  # no pair with a padding
+            match.reshape(rows, width)[np.arange(width) >= (total - 1)[:, None]] = False
+        counts = np.count_nonzero(match.reshape(rows, width), axis=1)
+        match_row = np.repeat(np.arange(rows), counts)
+        left = np.flatnonzero(match)
+        pos_a = (flat[left] & self.positions).astype(np.int64)
+        pos_b = (flat[left + 1] & self.positions).astype(np.int64)
+        index_a = self.starts[0][begin:end][match_row] + pos_a - 1
+        index_b = self.starts[1][begin:end][match_row] + pos_b - 1
+        if not self.same(index_a, index_b):
             return None  # a hash collision: let the join decide
         depth = np.maximum(pos_a, pos_b)
-        before = self.weights[depth - 1]
-        within = depth <= np.minimum(len_a, len_b)[match_row]
-        sums[:, 0] = np.bincount(match_row, minlength=rows)
-        sums[:, 1] = np.bincount(match_row, weights=within, minlength=rows)
+        before = self.before[depth]
+        sums[:, 0] = counts
         sums[:, 2] = np.bincount(match_row, weights=before, minlength=rows)
-        sums[:, 3] = np.bincount(match_row, weights=before * within, minlength=rows)
+        if uniform and len_a[0] == len_b[0]:
+            sums[:, 1], sums[:, 3] = sums[:, 0], sums[:, 2]
+            return sums
+        within = depth <= np.minimum(len_a, len_b)[match_row]
+        sums[:, 1] = np.bincount(match_row, weights=within, minlength=rows)
+        sums[:, 3] = np.bincount(match_row[within], weights=before[within], minlength=rows)
         return sums
+
+    def same(self, index_a: IntArray, index_b: IntArray) -> bool:
+        """Whether item ``index_a[i]`` of ``a`` equals item ``index_b[i]`` of ``b``, for all i."""
+        if self.values is not None:
+            return bool((self.values[0][index_a] == self.values[1][index_b]).all())
+        return bool((self.flats[0].gather(index_a) == self.flats[1].gather(index_b)).all())

@@ -80,19 +80,21 @@ REPRO_MEASURES: tuple[str, ...] = (
 
 
 def _positions(run: object, trim: int | None, name: str) -> pl.DataFrame:
-    """``query, doc, pos`` (1-based, trec_eval's order), cut to ``trim``."""
+    """``query, doc, score, pos`` (1-based, trec_eval's order), cut to ``trim``."""
     frame = read_run(run).select("query", "doc", "score")
-    twice = frame.filter(pl.struct("query", "doc").is_duplicated())
-    if twice.height:
+    # A count of distinct documents per query first: a fraction of a check per row.
+    repeats = frame.group_by("query").agg(pl.col("doc").n_unique() != pl.len())
+    if repeats.get_column("doc").any():
+        twice = frame.filter(pl.struct("query", "doc").is_duplicated()).sort("query", "doc")
         query, doc = twice.row(0)[:2]
-        msg = f"`{name}` lists document {doc!r} twice for query {query!r}"
+        msg = f"`{name}` lists document {doc!r} more than once for query {query!r}"
         raise ValueError(msg)
     ranked = frame.sort(["query", "score", "doc"], descending=[False, True, True]).with_columns(
         pos=pl.int_range(1, pl.len() + 1).over("query")
     )
     if trim is not None:
         ranked = ranked.filter(pl.col("pos") <= trim)
-    return ranked.select("query", "doc", "pos")
+    return ranked.select("query", "doc", "score", "pos")
 
 
 def _check_topics(original: pl.DataFrame, reproduced: pl.DataFrame) -> None:
@@ -183,42 +185,46 @@ def ktu(original: object, reproduced: object, *, depth: int = 1000) -> pl.DataFr
 
 
 def _ktu(first: pl.DataFrame, second: pl.DataFrame, depth: int) -> pl.DataFrame:
-    """KTU from ``query, doc, pos`` frames."""
+    """KTU from ``query, doc, pos`` frames sorted by query, then position (:func:`_positions`)."""
     _check_topics(first, second)
+    counts = [side.group_by("query").agg(pl.len()) for side in (first, second)]
     lengths = (
-        second.group_by("query")
-        .agg(n_rep=pl.len())
-        .join(first.group_by("query").agg(n_orig=pl.len()), on="query")
+        counts[1]
+        .rename({"len": "n_rep"})
+        .join(counts[0].rename({"len": "n_orig"}), on="query")
         .with_columns(n=pl.min_horizontal("n_rep", "n_orig", pl.lit(depth)))
+        .sort("query")
     )
+
+    def compared(side: pl.DataFrame, count: pl.DataFrame, column: str) -> pl.DataFrame:
+        """The side's rows of the compared topics and positions (itself when that is all)."""
+        if count.height == lengths.height and lengths[column].equals(lengths["n"]):
+            return side
+        kept = side.join(lengths.select("query", "n"), on="query", maintain_order="left")
+        return kept.filter(pl.col("pos") <= pl.col("n"))
+
     # Kendall's tau compares x with x and y with y, never x with y: a document's
     # position in the union of both rankings orders the pairs of one side as its
     # rank among that side's own documents does.
     coded = [
-        side.join(lengths.select("query", "n"), on="query")
-        .filter(pl.col("pos") <= pl.col("n"))
-        .select("query", "pos", code=pl.col("doc").rank("ordinal").over("query").cast(pl.Int64))
-        for side in (first, second)
+        compared(side, count, column)
+        .select(code=pl.col("doc").rank("ordinal").over("query").cast(pl.Int64))
+        .get_column("code")
+        .to_numpy()
+        for side, count, column in zip((first, second), counts, ("n_orig", "n_rep"), strict=True)
     ]
-    paired = (
-        coded[0]
-        .join(coded[1], on=["query", "pos"], suffix="_rep")
-        .sort("query", "code")
-        .group_by("query", maintain_order=True)
-        .agg(pl.col("code_rep"), n=pl.len())
-    )
-    n = paired["n"].to_numpy().astype(np.int64)
+    # Both sides hold, query by query (sorted), the positions 1..n in order: their
+    # rows pair up as they stand. Each original code is a column of its query's row.
+    n = lengths.get_column("n").to_numpy().astype(np.int64)
     width = int(n.max()) if n.size else 0
-    sequences = np.zeros((paired.height, width), dtype=np.int64)
-    flat = paired["code_rep"].explode().to_numpy().astype(np.int64)
-    rows = np.repeat(np.arange(paired.height), n)
-    columns = np.arange(flat.size) - np.repeat(np.cumsum(n) - n, n)
-    sequences[rows, columns] = flat
+    sequences = np.zeros((lengths.height, width), dtype=np.int64)
+    rows = np.repeat(np.arange(lengths.height), n)
+    sequences[rows, coded[0] - 1] = coded[1]
     discordant = _inversions(sequences, n)
     pairs = n * (n - 1) / 2.0
     with np.errstate(invalid="ignore", divide="ignore"):
         tau = np.where(n >= 2, 1.0 - 2.0 * discordant / pairs, np.nan)
-    return paired.select("query").with_columns(ktu=pl.Series(tau)).sort("query")
+    return lengths.select("query").with_columns(ktu=pl.Series(tau, dtype=pl.Float64))
 
 
 def rbo_truncated(
@@ -310,11 +316,28 @@ class Reproduction:
 
 
 def _scores(
-    qrels: object, run: object, measures: tuple[str, ...], trim: int | None
+    qrels: object,
+    run: pl.DataFrame,
+    ranked: pl.DataFrame,
+    measures: tuple[str, ...],
+    trim: int | None,
 ) -> pl.DataFrame:
+    """The topic scores of ``run``; ``ranked`` is it cut to ``trim`` by :func:`_positions`.
+
+    Where every score is a number (no null, no NaN), ``_positions`` orders and
+    cuts the run as ``evaluate(max_per_query=trim)`` does (trec_eval's order),
+    so the cut run is evaluated without cutting it again (a sort of the run
+    less); otherwise the run itself, with ``max_per_query``.
+    """
     from polars_rankmetrics.evaluation.evaluate import evaluate
 
-    return evaluate(qrels, run, list(measures), max_per_query=trim).per_query.sort("query")
+    score = run.get_column("score")
+    numbers = score.null_count() == 0 and not (score.dtype.is_float() and score.is_nan().any())
+    if numbers and trim is not None:
+        source, cut = ranked.select("query", "doc", "score"), None
+    else:
+        source, cut = run, trim
+    return evaluate(qrels, source, list(measures), max_per_query=cut).per_query.sort("query")
 
 
 def _t_test_p(first: FloatArray, second: FloatArray, *, paired: bool) -> FloatArray:
@@ -470,13 +493,13 @@ def reproduce(
     for name, first_source, second_source in pairs:
         # Each file is parsed once; evaluate() and the rankings read the frames.
         first, second = read_run(first_source), read_run(second_source)
-        first_scores = _scores(qrels, first, measures, trim)
-        second_scores = _scores(reproduced_qrels, second, measures, trim)
+        ranked_first = _positions(first, trim, "original")
+        ranked_second = _positions(second, trim, "reproduced")
+        first_scores = _scores(qrels, first, ranked_first, measures, trim)
+        second_scores = _scores(reproduced_qrels, second, ranked_second, measures, trim)
         scores[name] = (first_scores, second_scores)
         if not replication:
             _same_topics(first_scores, second_scores, "a reproduction")
-            ranked_first = _positions(first, trim, "original")
-            ranked_second = _positions(second, trim, "reproduced")
             topic = _ktu(ranked_first, ranked_second, depth).join(
                 _rbo_truncated(ranked_first, ranked_second, p, depth),
                 on="query",

@@ -235,6 +235,10 @@ def _ideal_gains(ranked: Ranked, gains: Gains) -> pl.Expr:
     whole numbers, it is trec_eval's gain table order (:func:`gain_table_order`),
     which differs when two gains are less than 1 apart.
     """
+    if not gains:
+        # The gains are the labels: their ideal order is the ranking's, which the
+        # engine sorts once per list for every statistic that reads it.
+        return ranked.ideal_labels.clip(lower_bound=0.0)
     judged_gain = _judged_gain(ranked, gains)
     if all(float(gain).is_integer() for _, gain in gains):
         return judged_gain.sort(descending=True).clip(lower_bound=0.0)

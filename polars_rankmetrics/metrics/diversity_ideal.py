@@ -12,7 +12,8 @@ above 1.
 
 The functions here are the definition, one query at a time in Python. The
 measures compute the greedy ideal of all queries at once with
-:mod:`.diversity_greedy` (numpy over blocks of queries, the same bits);
+:mod:`.diversity_greedy` (numpy over all queries, the same bits; without
+intent weights the whole measure, :mod:`.diversity_batched`);
 ``ideal='exact'`` runs :func:`ideal_value` once per query and statistic
 (``map_batches`` inside the engine's ``list.agg``). Everything else of the
 diversity measures is polars expressions.

@@ -86,7 +86,9 @@ def _safe_ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
 def relative_precision_statistic(ranked: Ranked, no_relevant: NoRelevant, *, k: int) -> pl.Expr:
     """Relevant rows in the top k over min(k, R) (trec_eval's ``relative_P``)."""
     smaller = pl.min_horizontal(pl.lit(float(k)), ranked.n_relevant.cast(pl.Float64))
-    return ranked.if_relevant(ranked.top_hit(k).sum() / smaller, no_relevant)
+    # An aggregate, as P@k's hits: staged, and shared with P@k at the same k.
+    hits = ranked.aggregate(ranked.top_hit(k).sum())
+    return ranked.if_relevant(hits / smaller, no_relevant)
 
 
 def _multiple(value: object, name: str) -> float:
@@ -111,9 +113,14 @@ def r_precision_multiple_statistic(
     """
     rank = multiple * ranked.n_relevant.cast(pl.Float64) + 0.9
     valid = rank.is_finite() & (rank >= 1.0) & (rank < _LONG_RANGE)
-    # polars' head() wraps a count above its longest list (2**32 - 1): clip there.
+    # The hits in the top c are the running count of hits at position min(c, n):
+    # one list per ranking (an aggregate), which every multiple reads, so the
+    # statistic is staged and the ten columns of trec_eval's default share it.
+    running = ranked.aggregate(ranked.top_hit(None).cum_sum().implode())
+    n = running.list.len().cast(pl.Float64)
     length = pl.when(valid).then(rank).otherwise(1.0).clip(1.0, float(MAX_LIST)).floor()
-    hits = ranked.top_hit(length.cast(pl.Int64)).sum()
+    index = (pl.min_horizontal(length, n) - 1.0).cast(pl.Int64)
+    hits = pl.when(n > 0.0).then(running.list.get(index, null_on_oob=True)).otherwise(0)
     value = pl.when(valid).then(hits / rank.floor()).otherwise(0.0)
     return ranked.if_relevant(value, no_relevant)
 

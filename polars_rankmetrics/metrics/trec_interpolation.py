@@ -78,26 +78,6 @@ def _empty_precision(ranked: Ranked) -> pl.Expr:
     return pl.when(n_retrieved > 0.0).then(0.0).otherwise(n_retrieved / n_retrieved)
 
 
-def _sorted_terms(ranked: Ranked, cutoffs: list[pl.Expr], n_found: pl.Expr) -> pl.Expr:
-    """The terms of :func:`eleven_point_statistic` for ascending levels, one per row, in order.
-
-    Walked from the largest level down, the counts never rise: each level takes
-    its own value (0 above the relevant retrieved rows). The highest precision
-    from the c-th relevant retrieved row on is the c-th value of the running
-    maximum from the end of the precisions at the hits: computed once for every
-    level, it is the same maximum of the same numbers as :func:`_best_precision`.
-    """
-    hit = ranked.top_hit(None)
-    found = hit.cast(pl.Float64).cum_sum()
-    at_hits = (found / ranked.rank).filter(hit)
-    best_from = at_hits.reverse().cum_max().reverse()
-    counts = pl.concat(cutoffs)
-    index = (counts.clip(lower_bound=1.0) - 1.0).cast(pl.Int64)
-    best = best_from.gather(index, null_on_oob=True)
-    found_one = pl.when(hit.any()).then(best).otherwise(_empty_precision(ranked))
-    return pl.when(counts > n_found).then(0.0).otherwise(found_one)
-
-
 def _best_from(ranked: Ranked) -> pl.Expr:
     """Per list, the running maximum from the end of the precisions at the hits (a list).
 
@@ -112,17 +92,16 @@ def _best_from(ranked: Ranked) -> pl.Expr:
     return ranked.aggregate(at_hits.reverse().cum_max().reverse().implode())
 
 
-def _trec_interpolated(
-    ranked: Ranked, level: float, no_relevant: NoRelevant, version: TrecVersion = "10"
-) -> pl.Expr:
-    """trec_eval's interpolated precision at ``level``, read from :func:`_best_from`.
+def _interpolated_at(ranked: Ranked, cutoff: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """trec_eval's interpolated precision at a count of relevant rows, and ``empty``.
 
-    The same numbers as :func:`_best_precision`: the highest precision over the
-    hits with ``found >= c`` is the running maximum from the end at the c-th hit
-    (at the first for ``c < 1``). Every part is a per-list aggregate, so the
-    statistic is staged.
+    ``empty`` is the precision without a relevant retrieved row. The value is
+    read from :func:`_best_from`: the highest precision over the hits with
+    ``found >= c`` (:func:`_best_precision`) is the running maximum from the end
+    at the c-th hit (at the first for ``c < 1``); 0 for a count above the
+    relevant retrieved rows. Every part is a per-list aggregate, so a statistic
+    built on it is staged.
     """
-    cutoff = _recall_cutoff(level, ranked.n_relevant, version)
     n_found = ranked.aggregate(ranked.top_hit(None).sum()).cast(pl.Float64)
     any_hit = ranked.aggregate(ranked.top_hit(None).any())
     n_retrieved = ranked.aggregate(ranked.retrieved.sum()).cast(pl.Float64)
@@ -130,7 +109,24 @@ def _trec_interpolated(
     index = (cutoff.clip(lower_bound=1.0) - 1.0).cast(pl.Int64)
     best = _best_from(ranked).list.get(index, null_on_oob=True)
     found_one = pl.when(any_hit).then(best).otherwise(empty)
-    value = pl.when(cutoff > n_found).then(0.0).otherwise(found_one)
+    return pl.when(cutoff > n_found).then(0.0).otherwise(found_one), empty
+
+
+def _shared_terms(ranked: Ranked, cutoffs: list[pl.Expr]) -> list[pl.Expr]:
+    """The terms of :func:`eleven_point_statistic` for ascending levels, in walking order.
+
+    Walked from the largest level down, the counts never rise: each level takes
+    its own interpolated precision (0 above the relevant retrieved rows).
+    """
+    return [_interpolated_at(ranked, cutoff)[0] for cutoff in cutoffs]
+
+
+def _trec_interpolated(
+    ranked: Ranked, level: float, no_relevant: NoRelevant, version: TrecVersion = "10"
+) -> pl.Expr:
+    """trec_eval's interpolated precision at ``level`` (see :func:`_interpolated_at`)."""
+    cutoff = _recall_cutoff(level, ranked.n_relevant, version)
+    value, empty = _interpolated_at(ranked, cutoff)
     # Without a relevant row there is no hit: the value is the precision `empty`.
     fallback = empty if no_relevant == "zero" else None
     return pl.when(ranked.n_relevant > 0).then(value).otherwise(fallback)
@@ -196,12 +192,13 @@ def eleven_point_statistic(
     above the relevant retrieved rows adds nothing. The sum is divided by the
     number of levels.
     """
-    n_found = ranked.top_hit(None).cast(pl.Float64).sum()
     cutoffs = [_recall_cutoff(level, ranked.n_relevant) for level in reversed(levels)]
     if list(levels) == sorted(levels):
-        # The terms in walking order, added left to right (cum_sum) as the reduce below.
-        total = _sorted_terms(ranked, cutoffs, n_found).cum_sum().last()
+        # Each level's term is iprec_at_recall's value (staged, see _shared_terms),
+        # added in walking order, left to right.
+        total = functools.reduce(operator.add, _shared_terms(ranked, cutoffs))
     else:
+        n_found = ranked.top_hit(None).cast(pl.Float64).sum()
         total = functools.reduce(operator.add, _unsorted_terms(ranked, cutoffs, n_found))
     value = ranked.divide(total, len(levels))
     if no_relevant == "zero":

@@ -29,7 +29,8 @@ from typing import Literal
 
 import polars as pl
 
-from polars_rankmetrics.recsys.frames import ITEM, RANK, RELEVANT, check_k
+from polars_rankmetrics.recsys.columns import ITEM, RANK, RELEVANT
+from polars_rankmetrics.recsys.frames import check_k
 
 Insufficient = Literal["ignore", "exclude"]
 

@@ -8,20 +8,17 @@ not per user.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
-from typing import Literal
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
-from polars_rankmetrics.recsys.frames import (
-    ITEM,
-    RANK,
-    USER,
-    as_lazy,
-    check_k,
-    interactions_table,
-    recommendations,
-)
+from polars_rankmetrics.recsys.columns import ITEM, ITEM_COUNT, RANK, TRAIN_ROWS, USER
+from polars_rankmetrics.recsys.frames import as_lazy, check_k, interactions_table, recommendations
+from polars_rankmetrics.recsys.packed import sorted_item_counts
+
+if TYPE_CHECKING:
+    from polars_rankmetrics.recsys.names import Spec
 
 Catalog = int | Collection[object] | pl.Series
 PositionDiscount = Literal["none", "log", "reciprocal"]
@@ -362,3 +359,78 @@ def model_rbo(
     empty = pl.lit([], dtype=dtype)
     filled = joined.with_columns(pl.col("first", "second").fill_null(empty))
     return filled.select(USER, rbo("first", "second", p=p, kind=kind)).sort(USER).collect()
+
+
+def _catalog_expr(spec: Spec, catalog: Catalog | None) -> tuple[pl.Expr | None, pl.Expr]:
+    """One value over the whole prepared frame of a model, as ``(counts, value)``.
+
+    ``counts`` (None: ``value`` reads the frame itself) is the sorted recommendation
+    counts of the items in the top ``k``, and ``value`` is written over
+    ``pl.element()``, those counts: :func:`_catalog_plan` computes the counts of
+    each ``k`` once for every metric that reads them.
+    """
+    top = pl.col(RANK) <= (spec.k or 0) if spec.k is not None else pl.col(RANK).is_not_null()
+    counts = (
+        pl.col(ITEM).filter(top).value_counts(sort=False).struct.field("count").cast(pl.Float64)
+    ).sort()
+    count = pl.element()
+    if spec.name == "CatalogCoverage":
+        value = count.len().cast(pl.Float64)  # the distinct items, null included as n_unique
+        if spec.options.get("normalize"):
+            if catalog is None:
+                msg = f"{spec.label!r} with normalize=true needs `catalog`"
+                raise ValueError(msg)
+            value = value / _catalog_size(catalog)
+        return counts, value
+    if spec.name == "PredictionCoverage":
+        assert catalog is not None
+        items = pl.col(ITEM).filter(pl.col(RANK).is_not_null())
+        return None, items.n_unique() / _catalog_size(catalog)
+    if spec.name == "Entropy":  # as before: over the shared counts, a sum 1 ulp apart
+        share = counts / counts.sum()
+        return None, -(share * share.log(2)).sum()
+    if spec.name == "Novelty":
+        information = -(pl.col(ITEM_COUNT).cast(pl.Float64) / pl.col(TRAIN_ROWS)).log(2)
+        return None, information.filter(top).fill_null(0.0).sum() / top.sum()
+    # Gini over ascending counts, the never-recommended catalogue items as zeros first
+    recommended = count.len().cast(pl.Float64)
+    zeros = pl.lit(0.0) if catalog is None else float(_catalog_size(catalog)) - recommended
+    n = recommended + zeros
+    position = count.cum_count().cast(pl.Float64) + zeros
+    return counts, ((2 * position - n - 1) * count).sum() / (n * count.sum())
+
+
+def _catalog_plan(
+    frame: pl.LazyFrame,
+    exprs: Sequence[tuple[str, int | None, pl.Expr | None, pl.Expr]],
+    lists: pl.DataFrame | None = None,
+) -> pl.LazyFrame:
+    """The catalogue metrics in two selects: the counts of each ``k`` once, then the values.
+
+    An expression that names the same counts several times (or several expressions
+    naming them) would compute them once per mention. With ``lists`` (the model's
+    ``user, item, rank`` in memory), the counts come from
+    :func:`~.packed.sorted_item_counts` where it applies (the same counts).
+    """
+    first: dict[str, pl.Expr] = {}
+    counted: dict[str, pl.Series] = {}
+    second = []
+    for label, k, counts, value in exprs:
+        if counts is None:
+            first[label] = value
+            second.append(pl.col(label))
+            continue
+        key = f"__counts{k}"
+        if key not in first and key not in counted:
+            fast = None if lists is None else sorted_item_counts(lists, k)
+            if fast is None:
+                first[key] = counts.implode()
+            else:
+                counted[key] = fast
+        second.append(pl.col(key).list.eval(value).list.first().alias(label))
+    if not counted:
+        return frame.select(**first).select(second)
+    known = pl.DataFrame({key: [series] for key, series in counted.items()}).lazy()
+    if first:
+        known = pl.concat([frame.select(**first), known], how="horizontal")
+    return known.select(second)

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
-from polars_rankmetrics.recsys.frames import ITEM, RANK, USER, as_lazy, check_k, recommendations
+from polars_rankmetrics.recsys.columns import ITEM, RANK, USER
+from polars_rankmetrics.recsys.frames import as_lazy, check_k, recommendations
 
 if TYPE_CHECKING:
     import numpy as np

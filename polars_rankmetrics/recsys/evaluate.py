@@ -17,16 +17,17 @@ from typing import TYPE_CHECKING, Literal
 import polars as pl
 
 from polars_rankmetrics.recsys.accuracy import auc_insufficient
-from polars_rankmetrics.recsys.coverage import Catalog, _catalog_size, intersection, model_rbo
+from polars_rankmetrics.recsys.columns import ITEM, LONG_TAIL, RANK, RELEVANT, USER
+from polars_rankmetrics.recsys.coverage import (
+    Catalog,
+    _catalog_expr,
+    _catalog_plan,
+    _catalog_size,
+    intersection,
+    model_rbo,
+)
 from polars_rankmetrics.recsys.diversity import intra_list_diversity, intra_list_similarity
 from polars_rankmetrics.recsys.frames import (
-    ITEM,
-    ITEM_COUNT,
-    LONG_TAIL,
-    RANK,
-    RELEVANT,
-    TRAIN_ROWS,
-    USER,
     HeadBy,
     align_keys,
     as_lazy,
@@ -42,6 +43,14 @@ from polars_rankmetrics.recsys.history import (
     recommenders_serendipity,
 )
 from polars_rankmetrics.recsys.names import METRICS, Spec, parse
+from polars_rankmetrics.recsys.packed import (
+    distinct_pairs,
+    has_repeats,
+    popularity_gather,
+    ranked_pairs,
+    ranks_of,
+    unflagged,
+)
 
 if TYPE_CHECKING:
     import altair
@@ -129,66 +138,6 @@ def _frame_of(spec: Spec) -> str:
     if spec.name == "UnrepeatedReco":
         return "raw"
     return "full"
-
-
-def _catalog_expr(spec: Spec, catalog: Catalog | None) -> tuple[pl.Expr | None, pl.Expr]:
-    """One value over the whole prepared frame of a model, as ``(counts, value)``.
-
-    ``counts`` (None: ``value`` reads the frame itself) is the sorted recommendation
-    counts of the items in the top ``k``, and ``value`` is written over
-    ``pl.element()``, those counts: :func:`_catalog_plan` computes the counts of
-    each ``k`` once for every metric that reads them.
-    """
-    top = pl.col(RANK) <= (spec.k or 0) if spec.k is not None else pl.col(RANK).is_not_null()
-    counts = (
-        pl.col(ITEM).filter(top).value_counts(sort=False).struct.field("count").cast(pl.Float64)
-    ).sort()
-    count = pl.element()
-    if spec.name == "CatalogCoverage":
-        value = count.len().cast(pl.Float64)  # the distinct items, null included as n_unique
-        if spec.options.get("normalize"):
-            if catalog is None:
-                msg = f"{spec.label!r} with normalize=true needs `catalog`"
-                raise ValueError(msg)
-            value = value / _catalog_size(catalog)
-        return counts, value
-    if spec.name == "PredictionCoverage":
-        assert catalog is not None
-        items = pl.col(ITEM).filter(pl.col(RANK).is_not_null())
-        return None, items.n_unique() / _catalog_size(catalog)
-    if spec.name == "Entropy":  # as before: over the shared counts, a sum 1 ulp apart
-        share = counts / counts.sum()
-        return None, -(share * share.log(2)).sum()
-    if spec.name == "Novelty":
-        information = -(pl.col(ITEM_COUNT).cast(pl.Float64) / pl.col(TRAIN_ROWS)).log(2)
-        return None, information.filter(top).fill_null(0.0).sum() / top.sum()
-    # Gini over ascending counts, the never-recommended catalogue items as zeros first
-    recommended = count.len().cast(pl.Float64)
-    zeros = pl.lit(0.0) if catalog is None else float(_catalog_size(catalog)) - recommended
-    n = recommended + zeros
-    position = count.cum_count().cast(pl.Float64) + zeros
-    return counts, ((2 * position - n - 1) * count).sum() / (n * count.sum())
-
-
-def _catalog_plan(
-    frame: pl.LazyFrame, exprs: Sequence[tuple[str, pl.Expr | None, pl.Expr]]
-) -> pl.LazyFrame:
-    """The catalogue metrics in two selects: the counts of each ``k`` once, then the values.
-
-    An expression that names the same counts several times (or several expressions
-    naming them) would compute them once per mention.
-    """
-    first: dict[str, pl.Expr] = {}
-    second = []
-    for label, counts, value in exprs:
-        if counts is None:
-            first[label] = value
-            second.append(pl.col(label))
-        else:
-            key = f"__counts{counts.meta.serialize(format='json')}"
-            first.setdefault(key, counts.implode())
-            second.append(pl.col(key).list.eval(value).list.first().alias(label))
-    return frame.select(**first).select(second)
 
 
 def _frame_metric(
@@ -351,20 +300,20 @@ def evaluate(
         for i, spec in enumerate(raising)
     ]
     catalog_exprs = [
-        (spec.label, *_catalog_expr(spec, catalog))
+        (spec.label, spec.k, *_catalog_expr(spec, catalog))
         for spec in specs
         if METRICS[spec.name].kind == "catalog"
     ]
 
-    models = {  # each model's lists read once, into memory
-        name: recommendations(frame, f"reco[{name!r}]").collect().lazy()
+    lists = {  # each model's lists read once, into memory
+        name: unflagged(recommendations(frame, f"reco[{name!r}]").collect())
         for name, frame in _models(reco, model).items()
     }
-    test = (
-        None
-        if interactions is None
-        else interactions_table(interactions, "interactions").collect().lazy()
-    )
+    models = {name: frame.lazy() for name, frame in lists.items()}
+    test = None
+    if interactions is not None:
+        pairs = interactions_table(interactions, "interactions", unique=False).collect()
+        test = distinct_pairs(pairs).lazy()
     popularity = totals = None
     if train is not None:
         popularity, totals = train_statistics(
@@ -373,14 +322,25 @@ def evaluate(
             head_by=head_by,
             distinct_users=bool({"MeanInvUserFreq", "EPC"} & names),
         )
+        popularity = popularity.collect().lazy()
+        totals = totals.collect().lazy()
 
     def with_popularity(frame: pl.LazyFrame) -> pl.LazyFrame:
         if popularity is None or totals is None:
             return frame
-        return (
-            frame.join(popularity, on=ITEM, how="left")
-            .with_columns(pl.col(LONG_TAIL).fill_null(True))
-            .join(totals, how="cross")
+        table, row = popularity.collect(), totals.collect()
+        added = [column for column in table.columns if column != ITEM]
+        gathered = popularity_gather(table, added, frame.collect_schema()[ITEM])
+        if gathered is None:
+            frame = frame.join(popularity, on=ITEM, how="left")
+        else:  # the same columns as the join, looked up by position
+            frame = frame.with_columns(gathered)
+        return frame.with_columns(
+            pl.col(LONG_TAIL).fill_null(True),
+            *(
+                pl.lit(row[column].item(), dtype=row[column].dtype).alias(column)
+                for column in row.columns
+            ),
         )
 
     by_frame: dict[str, list[pl.Expr]] = {"test": [], "list": [], "full": [], "raw": []}
@@ -403,14 +363,21 @@ def evaluate(
 
     plans: list[pl.LazyFrame] = []
     for name, ranked in models.items():
-        raw = ranked
-        check_reco(ranked, f"reco[{name!r}]", repeats=repeats == "raise")
+        raw, argument = ranked, f"reco[{name!r}]"
+        check_reco(ranked, argument, repeats=False)
+        in_memory = lists[name]
+        if repeats == "first":
+            in_memory = ranked.group_by(USER, ITEM).agg(pl.col(RANK).min()).collect()
+            ranked = in_memory.lazy()
+        pairs_index = None
+        if repeats == "raise" or (test is not None and by_frame["test"]):
+            pairs_index = ranked_pairs(in_memory)  # one sort: the repeat check and the test ranks
+        if repeats == "raise" and (pairs_index is None or has_repeats(pairs_index)):
+            check_reco(raw, argument)  # raises, naming the repeats, or checks without numpy
         if test is not None:
             test = align_keys(ranked, test, "interactions")
         if popularity is not None:
             popularity = align_keys(ranked, popularity, "train")
-        if repeats == "first":
-            ranked = ranked.group_by(USER, ITEM).agg(pl.col(RANK).min())
         listed = ranked.with_columns(pl.lit(False).alias(RELEVANT))
         sources = {
             "list": joined("list", listed),
@@ -418,7 +385,14 @@ def evaluate(
             "raw": raw,
         }
         if test is not None:
-            matched = test.join(ranked, on=[USER, ITEM], how="left")
+            looked_up = None
+            if pairs_index is not None and by_frame["test"]:
+                looked_up = ranks_of(pairs_index, test.collect())
+            matched = (
+                test.join(ranked, on=[USER, ITEM], how="left")
+                if looked_up is None
+                else looked_up.lazy()
+            )
             sources["test"] = joined("test", matched.with_columns(pl.lit(True).alias(RELEVANT)))
         parts = [
             sources[kind].group_by(USER).agg(exprs) for kind, exprs in by_frame.items() if exprs
@@ -431,7 +405,9 @@ def evaluate(
         plans.append(per_user.with_columns(pl.lit(name).alias(model)))
         catalog_frame = joined("catalog", listed)
         plans.append(
-            _catalog_plan(catalog_frame, catalog_exprs) if catalog_exprs else pl.LazyFrame()
+            _catalog_plan(catalog_frame, catalog_exprs, in_memory)
+            if catalog_exprs
+            else pl.LazyFrame()
         )
     collected = pl.collect_all(plans)
 

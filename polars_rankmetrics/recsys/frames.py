@@ -22,17 +22,25 @@ from typing import Literal
 
 import polars as pl
 
-USER = "user"
-ITEM = "item"
-RANK = "rank"
-SCORE = "score"
-RELEVANT = "relevant"
-ITEM_USERS = "item_users"
-ITEM_COUNT = "item_count"
-POP_RANK = "pop_rank"
-TRAIN_USERS = "train_users"
-TRAIN_ROWS = "train_rows"
-LONG_TAIL = "long_tail"
+from polars_rankmetrics.recsys.columns import (
+    ITEM,
+    ITEM_COUNT,
+    ITEM_USERS,
+    LONG_TAIL,
+    POP_RANK,
+    RANK,
+    RELEVANT,
+    SCORE,
+    TRAIN_ROWS,
+    TRAIN_USERS,
+    USER,
+)
+from polars_rankmetrics.recsys.packed import (
+    _no_repeats_numpy,
+    _packed_pairs,
+    _sorted_pairs_numpy,
+    train_counts,
+)
 
 HeadBy = Literal["items", "interactions"]
 
@@ -122,11 +130,12 @@ def recommendations(reco: object, argument: str = "reco") -> pl.LazyFrame:
     )
 
 
-def interactions_table(source: object, argument: str) -> pl.LazyFrame:
-    """``user, item`` pairs of ``source``, each pair once."""
+def interactions_table(source: object, argument: str, *, unique: bool = True) -> pl.LazyFrame:
+    """``user, item`` pairs of ``source``, each pair once (as given with ``unique=False``)."""
     frame = as_lazy(source, argument)
     _require(frame, argument, (USER, ITEM))
-    return frame.select(USER, ITEM).unique(maintain_order=False)
+    pairs = frame.select(USER, ITEM)
+    return pairs.unique(maintain_order=False) if unique else pairs
 
 
 def item_popularity(
@@ -184,12 +193,15 @@ def train_statistics(
         raise ValueError(msg)
     lazy = as_lazy(train, argument)
     _require(lazy, argument, (USER, ITEM))
-    frame = lazy.select(USER, ITEM).collect()
     packed = None
     if distinct_users:
-        packed = _sorted_pairs_numpy(frame)
-        if packed is None:
-            packed = _packed_pairs(frame)
+        packed = train_counts(lazy)
+    if packed is None:
+        frame = lazy.select(USER, ITEM).collect()
+        if distinct_users:
+            packed = _sorted_pairs_numpy(frame)
+            if packed is None:
+                packed = _packed_pairs(frame)
     if packed is not None:
         per_item, totals = packed
     else:
@@ -209,128 +221,6 @@ def train_statistics(
         (~head).alias(LONG_TAIL),
     )
     return popularity.lazy(), totals.lazy()
-
-
-def _sorted_pairs_numpy(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame] | None:
-    """:func:`_packed_pairs` by numpy: one ``np.sort`` of the packed keys, counts by bincount.
-
-    None (the caller falls back to polars) without numpy, for ids that are not
-    integers, have nulls, or whose ranges do not fit the packing, and for item
-    ids too sparse for a dense count (range above ``4 * rows + 2**20``). numpy's
-    sort of one int64 array is several times faster than polars' at one thread.
-    """
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover - numpy is in the recsys extra
-        return None
-    schema = frame.schema
-    if frame.height == 0 or not (schema[USER].is_integer() and schema[ITEM].is_integer()):
-        return None
-    if frame[USER].null_count() or frame[ITEM].null_count():
-        return None
-    user_min, user_max = frame[USER].min(), frame[USER].max()
-    item_min, item_max = frame[ITEM].min(), frame[ITEM].max()
-    assert isinstance(user_min, int) and isinstance(user_max, int)
-    assert isinstance(item_min, int) and isinstance(item_max, int)
-    if max(user_max, item_max) >= 1 << 62:
-        return None
-    span = item_max - item_min + 1
-    if user_max - user_min >= 1 << 32 or span > min(1 << 31, 4 * frame.height + (1 << 20)):
-        return None
-    users = frame[USER].cast(pl.Int64).to_numpy()  # a copy (writeable) unless zero-copy
-    key = np.left_shift(users, 31, out=users if users.flags.writeable else None)
-    items = frame[ITEM].to_numpy()  # Int32/Int64: added without an Int64 copy
-    if items.dtype not in (np.int32, np.int64):  # item - item_min must fit its own dtype
-        items = frame[ITEM].cast(pl.Int64).to_numpy()
-    np.add(key, items, out=key, casting="unsafe")  # ids < 2**62: see above
-    offset = ((user_min << 31) + item_min + (1 << 63)) % (1 << 64) - (1 << 63)
-    key -= offset  # modulo 2**64 (numpy's int64 arrays wrap): the packed key, in [0, 2**63)
-    rows = np.bincount(items - item_min if item_min else items, minlength=span)
-    key.sort()
-    same = np.empty(key.shape[0] - 1, dtype=bool)  # reused: repeated pairs, then same users
-    np.equal(key[1:], key[:-1], out=same)
-    repeated = np.flatnonzero(same) + 1  # where a pair repeats the one before it
-    distinct = rows - np.bincount(np.bitwise_and(key[repeated], (1 << 31) - 1), minlength=span)
-    key >>= 31  # in place: the user of each sorted pair
-    np.equal(key[1:], key[:-1], out=same)
-    train_users = key.shape[0] - int(np.count_nonzero(same))
-    seen = np.flatnonzero(rows)
-    per_item = pl.DataFrame(
-        {
-            ITEM: pl.Series(ITEM, seen + item_min).cast(schema[ITEM]),
-            ITEM_USERS: pl.Series(ITEM_USERS, distinct[seen]).cast(pl.UInt32),
-            ITEM_COUNT: pl.Series(ITEM_COUNT, rows[seen]).cast(pl.UInt32),
-        }
-    )
-    totals = pl.DataFrame(
-        {
-            TRAIN_USERS: pl.Series(TRAIN_USERS, [train_users], dtype=pl.UInt32),
-            TRAIN_ROWS: pl.Series(TRAIN_ROWS, [frame.height], dtype=pl.UInt32),
-        }
-    )
-    return per_item, totals
-
-
-def _no_repeats_numpy(frame: pl.DataFrame) -> bool | None:
-    """Whether no (user, item) pair repeats, by one numpy sort of packed keys; None: not decided.
-
-    None without numpy, for ids that are not integers or have nulls, or whose
-    ranges do not fit one Int64 key (the caller then groups by the pair).
-    """
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover - numpy is in the recsys extra
-        return None
-    schema = frame.schema
-    if frame.height < 2:
-        return True
-    if not (schema[USER].is_integer() and schema[ITEM].is_integer()):
-        return None
-    if frame[USER].null_count() or frame[ITEM].null_count():
-        return None
-    user_min, user_max = frame[USER].min(), frame[USER].max()
-    item_min, item_max = frame[ITEM].min(), frame[ITEM].max()
-    assert isinstance(user_min, int) and isinstance(user_max, int)
-    assert isinstance(item_min, int) and isinstance(item_max, int)
-    fits = user_max - user_min < 1 << 32 and item_max - item_min < 1 << 31
-    if not fits or max(user_max, item_max) >= 1 << 62:
-        return None
-    key = frame[USER].cast(pl.Int64).to_numpy() - user_min
-    key <<= 31
-    key += frame[ITEM].cast(pl.Int64).to_numpy() - item_min
-    key.sort()
-    return not bool(np.any(key[1:] == key[:-1]))
-
-
-def _packed_pairs(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame] | None:
-    """Per item (distinct users, rows) and totals from one sorted key; None if ids do not fit."""
-    schema = frame.schema
-    if frame.height == 0 or not (schema[USER].is_integer() and schema[ITEM].is_integer()):
-        return None
-    user_min, user_max = frame[USER].min(), frame[USER].max()
-    item_min, item_max = frame[ITEM].min(), frame[ITEM].max()
-    assert isinstance(user_min, int) and isinstance(user_max, int)
-    assert isinstance(item_min, int) and isinstance(item_max, int)
-    if user_max - user_min >= 1 << 32 or item_max - item_min >= 1 << 31:
-        return None
-    shift = 1 << 31
-    key = (pl.col(USER).cast(pl.Int64) - user_min) * shift + (
-        pl.col(ITEM).cast(pl.Int64) - item_min
-    )
-    ordered = frame.select(key.sort().alias("key"))
-    previous = pl.col("key").shift(1)
-    flags = ordered.select(
-        (pl.col("key") != previous).fill_null(True).alias("new_pair"),
-        (pl.col("key") // shift != previous // shift).fill_null(True).alias("new_user"),
-        (pl.col("key") % shift + item_min).cast(schema[ITEM]).alias(ITEM),
-    )
-    per_item = flags.group_by(ITEM).agg(
-        pl.col("new_pair").sum().cast(pl.UInt32).alias(ITEM_USERS), pl.len().alias(ITEM_COUNT)
-    )
-    totals = flags.select(
-        pl.col("new_user").sum().cast(pl.UInt32).alias(TRAIN_USERS), pl.len().alias(TRAIN_ROWS)
-    )
-    return per_item, totals
 
 
 def train_totals(train: object, argument: str = "train") -> pl.LazyFrame:

@@ -11,16 +11,8 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from polars_rankmetrics.recsys.frames import (
-    ITEM,
-    RANK,
-    RELEVANT,
-    USER,
-    as_lazy,
-    check_k,
-    interactions_table,
-    recommendations,
-)
+from polars_rankmetrics.recsys.columns import ITEM, RANK, RELEVANT, USER
+from polars_rankmetrics.recsys.frames import as_lazy, check_k, interactions_table, recommendations
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -14,7 +14,7 @@ from typing import Literal
 
 import polars as pl
 
-from polars_rankmetrics.recsys.frames import (
+from polars_rankmetrics.recsys.columns import (
     ITEM,
     ITEM_COUNT,
     ITEM_USERS,
@@ -24,8 +24,8 @@ from polars_rankmetrics.recsys.frames import (
     RELEVANT,
     TRAIN_ROWS,
     TRAIN_USERS,
-    check_k,
 )
+from polars_rankmetrics.recsys.frames import check_k
 
 Discount = Literal["none", "log", "exponential"]
 

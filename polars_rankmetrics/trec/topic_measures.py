@@ -154,7 +154,14 @@ def compute(
     if groups:
         return _group_values(settings, with_groups, run, requested), run_duplicates, {}
     unique = _unique(columns)
-    diverse = [column for column in unique if reads_subtopics([column.bind("zero")])]
+    # Only an extension name can be a diversity measure (no trec_eval family reads
+    # subtopics: tests/test_trec_eval_cases.py), so only those are probed for it.
+    spelled = {id(column) for item in requested if item.diversity for column in item.columns}
+    diverse = [
+        column
+        for column in unique
+        if id(column) in spelled and reads_subtopics([column.bind("zero")])
+    ]
     values = _values(qrels, run, [c for c in unique if c not in diverse], settings.level)
     default = max(settings.level, 1)
     own = subtopic_levels(diverse, default)

@@ -1,0 +1,13 @@
+"""The column names the recommender frames share (imported by every recsys module)."""
+
+USER = "user"
+ITEM = "item"
+RANK = "rank"
+SCORE = "score"
+RELEVANT = "relevant"
+ITEM_USERS = "item_users"
+ITEM_COUNT = "item_count"
+POP_RANK = "pop_rank"
+TRAIN_USERS = "train_users"
+TRAIN_ROWS = "train_rows"
+LONG_TAIL = "long_tail"
