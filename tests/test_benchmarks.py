@@ -38,3 +38,19 @@ def test_parse_size() -> None:
     assert parse_size("100_000x100") == (100_000, 100)
     with pytest.raises(Exception, match="QUERIESxDOCS"):
         parse_size("10M")
+
+
+def test_the_profile_rebuilds_metrics_from_its_plan(tmp_path: Path) -> None:
+    # benchmarks.profile_metrics cuts metrics()' serialised expression into steps:
+    # the rebuilt whole must give metrics()' values (bit for bit), each step run.
+    import polars_rankmetrics as rm
+    from benchmarks.contenders import MEASURES
+    from benchmarks.profile_metrics import profile, steps
+
+    glob = str(write_dataset(tmp_path, 30, 20))
+    frame = pl.read_parquet(glob).lazy().group_by("query")
+    rebuilt = frame.agg(steps(list(MEASURES))[-1][1].alias("m")).sort("query").collect()
+    expected = frame.agg(rm.metrics("relevance", list(MEASURES), by="score").alias("m"))
+    assert rebuilt.equals(expected.sort("query").collect())
+    rows = profile(glob, 1, list(MEASURES))
+    assert len(rows) == 14 and all(cpu >= 0 for _, cpu, _ in rows)
