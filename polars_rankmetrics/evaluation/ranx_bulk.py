@@ -92,6 +92,6 @@ def _strings(name: str, ids: Any, lengths: Any) -> pl.Series | None:
 
 
 def _loops() -> Any:
-    from polars_rankmetrics.evaluation import ranx_flatten
+    import polars_rankmetrics.evaluation.ranx_flatten as loops
 
-    return ranx_flatten
+    return loops
