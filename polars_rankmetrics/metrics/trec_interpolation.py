@@ -78,6 +78,10 @@ def _empty_precision(ranked: Ranked) -> pl.Expr:
     return pl.when(n_retrieved > 0.0).then(0.0).otherwise(n_retrieved / n_retrieved)
 
 
+_MAX_INDEX = float(2**53)
+"""The largest count read as an index (above it, the value is 0 anyway)."""
+
+
 def _best_from(ranked: Ranked) -> pl.Expr:
     """Per list, the running maximum from the end of the precisions at the hits (a list).
 
@@ -106,7 +110,9 @@ def _interpolated_at(ranked: Ranked, cutoff: pl.Expr) -> tuple[pl.Expr, pl.Expr]
     any_hit = ranked.aggregate(ranked.top_hit(None).any())
     n_retrieved = ranked.aggregate(ranked.retrieved.sum()).cast(pl.Float64)
     empty = pl.when(n_retrieved > 0.0).then(0.0).otherwise(n_retrieved / n_retrieved)
-    index = (cutoff.clip(lower_bound=1.0) - 1.0).cast(pl.Int64)
+    # Clipped above too, so that a huge level (1e300·R) still casts: any count
+    # above the relevant retrieved rows reads 0 below, whatever it gathers.
+    index = (cutoff.clip(lower_bound=1.0, upper_bound=_MAX_INDEX) - 1.0).cast(pl.Int64)
     best = _best_from(ranked).list.get(index, null_on_oob=True)
     found_one = pl.when(any_hit).then(best).otherwise(empty)
     return pl.when(cutoff > n_found).then(0.0).otherwise(found_one), empty
