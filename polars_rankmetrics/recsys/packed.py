@@ -325,19 +325,12 @@ def _sorted_pairs_numpy(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame
     ids too sparse for a dense count (range above ``4 * rows + 2**20``). numpy's
     sort of one int64 array is several times faster than polars' at one thread.
     """
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover - numpy is in the recsys extra
+    np = _numpy()
+    user_bounds, item_bounds = _bounds(frame[USER]), _bounds(frame[ITEM])
+    if np is None or user_bounds is None or item_bounds is None:
         return None
+    (user_min, user_max), (item_min, item_max) = user_bounds, item_bounds
     schema = frame.schema
-    if frame.height == 0 or not (schema[USER].is_integer() and schema[ITEM].is_integer()):
-        return None
-    if frame[USER].null_count() or frame[ITEM].null_count():
-        return None
-    user_min, user_max = frame[USER].min(), frame[USER].max()
-    item_min, item_max = frame[ITEM].min(), frame[ITEM].max()
-    assert isinstance(user_min, int) and isinstance(user_max, int)
-    assert isinstance(item_min, int) and isinstance(item_max, int)
     if max(user_max, item_max) >= 1 << 62:
         return None
     span = item_max - item_min + 1
@@ -383,21 +376,15 @@ def _no_repeats_numpy(frame: pl.DataFrame) -> bool | None:
     None without numpy, for ids that are not integers or have nulls, or whose
     ranges do not fit one Int64 key (the caller then groups by the pair).
     """
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover - numpy is in the recsys extra
+    np = _numpy()
+    if np is None:
         return None
-    schema = frame.schema
     if frame.height < 2:
         return True
-    if not (schema[USER].is_integer() and schema[ITEM].is_integer()):
+    user_bounds, item_bounds = _bounds(frame[USER]), _bounds(frame[ITEM])
+    if user_bounds is None or item_bounds is None:
         return None
-    if frame[USER].null_count() or frame[ITEM].null_count():
-        return None
-    user_min, user_max = frame[USER].min(), frame[USER].max()
-    item_min, item_max = frame[ITEM].min(), frame[ITEM].max()
-    assert isinstance(user_min, int) and isinstance(user_max, int)
-    assert isinstance(item_min, int) and isinstance(item_max, int)
+    (user_min, user_max), (item_min, item_max) = user_bounds, item_bounds
     fits = user_max - user_min < 1 << 32 and item_max - item_min < 1 << 31
     if not fits or max(user_max, item_max) >= 1 << 62:
         return None
