@@ -118,6 +118,8 @@ class StagedRanked(SharedRanked):
     """
 
     recorded: dict[bytes, tuple[str, pl.Expr]] = field(default_factory=dict)
+    within: str | None = None
+    """The field that holds the struct of the aggregates, where it is not the struct itself."""
 
     @property
     def precision_terms(self) -> pl.Expr:
@@ -135,7 +137,8 @@ class StagedRanked(SharedRanked):
         key = value.meta.serialize()
         if key not in self.recorded:
             self.recorded[key] = (f"_aggregate_{len(self.recorded)}", value)
-        return pl.field(self.recorded[key][0])
+        name = self.recorded[key][0]
+        return pl.field(name) if self.within is None else pl.field(self.within).struct.field(name)
 
     def _sparse(self, value: pl.Expr) -> pl.Expr:
         """``value`` as a sum over the hits, where it is a sum of AP's summands in rank order."""
@@ -433,14 +436,21 @@ def _shared_fields(threshold: Threshold, used: frozenset[str]) -> pl.Expr:
     return pl.struct(fields)
 
 
-def _shared_list(ranking: Ranking, used: frozenset[str]) -> tuple[pl.Expr, StagedRanked]:
-    """The group's ranked list with the ``used`` quantities as fields, and how to read it."""
+def _shared_list(
+    ranking: Ranking, used: frozenset[str], ranked: pl.Expr | None = None, within: str | None = None
+) -> tuple[pl.Expr, StagedRanked]:
+    """The group's ranked list with the ``used`` quantities as fields, and how to read it.
+
+    ``ranked`` is the ranked list when it was sorted already (:meth:`.Ranking.ranked`'s);
+    ``within`` is :attr:`StagedRanked.within`.
+    """
+    ranked = ranking.ranked() if ranked is None else ranked
     used = used & {_RANK, _TERMS, _DISCOUNT, _IDEAL}
     if not used:
-        return ranking.ranked(), StagedRanked(ranking.threshold)
-    listed = ranking.ranked().list.eval(_shared_fields(ranking.threshold, used))
+        return ranked, StagedRanked(ranking.threshold, within=within)
+    listed = ranked.list.eval(_shared_fields(ranking.threshold, used))
     code = pl.element().struct.field(_CODE)
-    return listed, StagedRanked(ranking.threshold, code=code, available=used)
+    return listed, StagedRanked(ranking.threshold, code=code, available=used, within=within)
 
 
 def _for(vocabulary: StagedRanked, threshold: Threshold | None) -> StagedRanked:
@@ -457,7 +467,25 @@ def staged_struct(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -
     one aggregate. Valid when the ranking keeps one order for its ties (not
     ``'average'``) and no statistic reads raw labels.
     """
-    listed, staged = _shared_list(ranking, usage.quantities)
+    aggregates, fields = staged_parts(ranking, statistics, usage)
+    return aggregates.struct.eval(fields)
+
+
+def staged_parts(
+    ranking: Ranking,
+    statistics: Sequence[Bound],
+    usage: Usage,
+    ranked: pl.Expr | None = None,
+    within: str | None = None,
+) -> tuple[pl.Expr, list[pl.Expr]]:
+    """:func:`staged_struct` in two parts: the struct of the aggregates, and the statistics.
+
+    The statistics are expressions over the aggregates' fields (``pl.field``),
+    for ``struct.eval`` on the first part, or on a struct that holds it as the
+    field ``within``. ``ranked`` is the ranked list where it was sorted already
+    (see :func:`_shared_list`).
+    """
+    listed, staged = _shared_list(ranking, usage.quantities, ranked, within)
     fields = []
     for bound, is_staged in zip(statistics, usage.staged, strict=True):
         vocabulary = _for(staged, bound.threshold)
@@ -467,7 +495,7 @@ def staged_struct(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -
             whole = SharedRanked(vocabulary.threshold, vocabulary.code, available=staged.available)
             value = vocabulary.aggregate(bound.build(whole))
         fields.append(value.alias(bound.name))
-    return staged.computed(listed).struct.eval(fields)
+    return staged.computed(listed), fields
 
 
 @dataclass(frozen=True, eq=False)
