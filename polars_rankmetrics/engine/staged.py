@@ -425,14 +425,15 @@ def _shared_fields(threshold: Threshold, used: frozenset[str]) -> pl.Expr:
     storing it and reading it back (``cum_count`` costs little).
     """
     plain = Ranked(threshold)
-    quantities = {
-        _RANK: plain.rank,
-        _IDEAL: plain.ideal_labels,
-        _TERMS: plain.precision_terms,
-        _DISCOUNT: plain.log2_rank,
+    # Built only where used: the discount's table of log2 values costs milliseconds.
+    quantities: dict[str, Callable[[], pl.Expr]] = {
+        _RANK: lambda: plain.rank,
+        _IDEAL: lambda: plain.ideal_labels,
+        _TERMS: lambda: plain.precision_terms,
+        _DISCOUNT: lambda: plain.log2_rank,
     }
     fields = [pl.element().alias(_CODE)]
-    fields += [expr.alias(name) for name, expr in quantities.items() if name in used]
+    fields += [build().alias(name) for name, build in quantities.items() if name in used]
     return pl.struct(fields)
 
 

@@ -51,8 +51,7 @@ from polars_rankmetrics.evaluation.topics import (
     truncate,
 )
 from polars_rankmetrics.evaluation.topics import judged_only as judged_only_run
-from polars_rankmetrics.measures import Column, parse_measures
-from polars_rankmetrics.measures.resolve import measure_names
+from polars_rankmetrics.measures import Column
 
 Source: TypeAlias = str | Path | pl.LazyFrame | pl.DataFrame | Any
 """A run or qrels: a path (TREC file, ``.gz``, ``-``, parquet), a polars, pandas
@@ -375,6 +374,9 @@ def evaluate(
     >>> result.ignored_queries  # q3 has no judgements
     1
     """
+    # The name grammars load here, not at import (rankmetrics trec-eval reads none).
+    from polars_rankmetrics.measures.resolve import measure_names, parse_measures
+
     names = measure_names(measures)
     _check_options(relevance_level, max_per_query, tie_break, collection_size)
     query_set = _query_set(queries, complete)

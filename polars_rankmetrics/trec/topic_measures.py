@@ -29,7 +29,7 @@ from polars_rankmetrics.evaluation.topics import (
     topic_values,
     truncate,
 )
-from polars_rankmetrics.measures import Column, parse_measures
+from polars_rankmetrics.measures import Column
 from polars_rankmetrics.measures.trec_names import (
     BY_NAME,
     FAMILY_ORDER,
@@ -90,6 +90,9 @@ def initialise(settings: Settings) -> list[Requested]:
             ]
         requested.append(Requested(name, tuple(columns)))
     for text in settings.extensions:
+        # Other tools' names: their grammars load only for them.
+        from polars_rankmetrics.measures.resolve import parse_measures
+
         spelled = tuple(parse_measures(text))
         diversity = reads_subtopics([column.bind("zero") for column in spelled])
         requested.append(Requested(text, spelled, extension=True, diversity=diversity))
