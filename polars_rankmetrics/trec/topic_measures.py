@@ -23,6 +23,7 @@ from polars_rankmetrics.evaluation.subtopics import (
     subtopic_levels,
 )
 from polars_rankmetrics.evaluation.topics import (
+    GAIN_KEYS,
     PLACEHOLDER_DOC,
     first_duplicates,
     judged_only,
@@ -188,9 +189,40 @@ def _values(
     """Each topic's values of ``columns``, by name."""
     if not columns:
         return {}
-    frame = topic_values(qrels, run, columns, level)
-    names = [column.name for column in columns]
-    return {row[0]: dict(zip(names, row[4:], strict=True)) for row in frame.iter_rows()}
+    computed: dict[Any, Column] = {}
+    copies: list[tuple[str, str]] = []
+    for column in columns:
+        first = computed.setdefault(_same_values(column), column)
+        if first is not column:
+            copies.append((column.name, first.name))
+    distinct = list(computed.values())
+    frame = topic_values(qrels, run, distinct, level)
+    names = [column.name for column in distinct]
+    values = {row[0]: dict(zip(names, row[4:], strict=True)) for row in frame.iter_rows()}
+    for per_topic in values.values():
+        for name, source in copies:
+            per_topic[name] = per_topic[source]
+    return values
+
+
+def _same_values(column: Column) -> Any:
+    """What a column's per-topic values depend on: ``gm_map`` has ``map``'s, computed once.
+
+    The statistic, its parameters, threshold and ranking; not the name nor the
+    summary (the geometric mean is taken of the same per-topic values).
+    """
+    measure = column.measure
+    fixed = tuple(sorted((key, repr(value)) for key, value in measure.fixed.items()))
+    params = tuple((key, repr(value)) for key, value in column.params)
+    return (
+        id(measure.statistic),
+        fixed,
+        params,
+        column.threshold,
+        column.judged_only,
+        column.order,
+        measure.key in GAIN_KEYS,
+    )
 
 
 def _unique(columns: list[Column]) -> list[Column]:
