@@ -127,8 +127,11 @@ class Inputs:
 
 def _topic_frame(settings: Settings, inputs: Inputs, considered: list[str]) -> pl.DataFrame:
     """The run as trec_eval ranks it for the considered topics (placeholders, ``-M``)."""
-    run = inputs.run.filter(pl.col("query").is_in(considered))
-    present = set(run.get_column("query").unique().to_list())
+    wanted = set(considered)
+    in_run = set(inputs.run.get_column("query").unique().to_list())
+    # Filtered only where the run has topics that are not considered (a copy of the run).
+    run = inputs.run if in_run <= wanted else inputs.run.filter(pl.col("query").is_in(considered))
+    present = in_run & wanted
     absent = [topic for topic in considered if topic not in present]
     if settings.complete and absent:
         placeholders = pl.DataFrame(
