@@ -192,13 +192,7 @@ def _values(
     """Each topic's values of ``columns``, by name."""
     if not columns:
         return {}
-    computed: dict[Any, Column] = {}
-    copies: list[tuple[str, str]] = []
-    for column in columns:
-        first = computed.setdefault(_same_values(column), column)
-        if first is not column:
-            copies.append((column.name, first.name))
-    distinct = list(computed.values())
+    distinct, copies = distinct_columns(columns)
     frame = topic_values(qrels, run, distinct, level)
     names = [column.name for column in distinct]
     values = {row[0]: dict(zip(names, row[4:], strict=True)) for row in frame.iter_rows()}
@@ -206,6 +200,17 @@ def _values(
         for name, source in copies:
             per_topic[name] = per_topic[source]
     return values
+
+
+def distinct_columns(columns: list[Column]) -> tuple[list[Column], list[tuple[str, str]]]:
+    """The columns to compute, and the ``(name, source)`` of those copied from another."""
+    computed: dict[Any, Column] = {}
+    copies: list[tuple[str, str]] = []
+    for column in _unique(columns):
+        first = computed.setdefault(_same_values(column), column)
+        if first is not column:
+            copies.append((column.name, first.name))
+    return list(computed.values()), copies
 
 
 def _same_values(column: Column) -> Any:
