@@ -1,0 +1,120 @@
+""":func:`.evaluate` in one query: the measures, the query counts and the checks together.
+
+On small inputs (a TREC run of 10,000 lines) almost all of ``evaluate()``'s
+time is fixed cost: polars plans and starts each eager step (a duplicate
+check, the query sets, a filter of the run, the summaries...), 0.1 to 0.7 ms
+apiece. Under the query-set rules ``'run'`` and ``'trec_eval'`` none of them
+needs a result before the measures are planned, so they are read from the one
+frame of the measures, in one ``collect_all``:
+
+- the run and the qrels are joined whole: a query only in the run, or only in
+  the qrels, is its own group, marked by :data:`.topics.IN_RUN` and
+  :data:`.topics.IN_QRELS` (the other rule's counts, and what ``'trec_eval'``
+  refuses, are read from those marks);
+- the evaluated queries are those in both, exactly the queries the eager path
+  keeps (it restricts the qrels to the run's queries, then the run to the
+  judged ones: the rows of an evaluated query are the same);
+- the duplicate checks count distinct 64-bit hashes of (query, document) over
+  each whole side; only where the count falls short (a repeated pair, or a
+  hash collision) are the pairs compared exactly, on the judged queries of the
+  run, as the eager path does.
+
+The values are the same bits: the same measures over the same rows, summarised
+in the same query order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from polars_rankmetrics._validate import TieBreak
+from polars_rankmetrics.evaluation.query_sets import missing_message
+from polars_rankmetrics.evaluation.topics import HAS_RELEVANT, IN_QRELS, IN_RUN, ROW, topic_plan
+from polars_rankmetrics.measures import Column
+
+_PAIRS = "_rankmetrics_distinct_pairs"
+_ROWS = "_rankmetrics_rows"
+
+
+@dataclass(frozen=True)
+class OnePass:
+    """What :func:`one_pass` computed: the frames and counts of an :class:`.Evaluation`."""
+
+    per_query: pl.DataFrame
+    aggregate: pl.DataFrame
+    ignored_queries: int
+    missing: list[str]
+    no_relevant_queries: int
+
+
+def _distinct(frame: pl.DataFrame) -> pl.LazyFrame:
+    """The number of distinct hashes of (query, document), and of rows."""
+    pair = pl.struct("query", "doc").hash()
+    return frame.lazy().select(pair.n_unique().alias(_PAIRS), pl.len().alias(_ROWS))
+
+
+def one_pass(
+    qrels: pl.DataFrame,
+    run: pl.DataFrame,
+    columns: Sequence[Column],
+    *,
+    relevance_level: int,
+    tie_break: TieBreak,
+    with_row: bool,
+    check: Callable[[pl.DataFrame, str], None],
+    check_qrels: bool,
+    check_run: bool,
+    refuse_missing: bool,
+) -> OnePass:
+    """Evaluate ``columns`` over the queries of both the run and the qrels, in one query.
+
+    ``run`` is :func:`.read_run`'s frame (its ``run_id`` is dropped here),
+    ``qrels`` the judgements (subtopic lists for diversity). ``with_row``
+    numbers the run's rows first (:data:`.topics.ROW`, the run's order of tied
+    scores). ``check`` is the exact duplicate check (it raises, naming the
+    pair), of the qrels when ``check_qrels`` and of the run's judged queries
+    when ``check_run``: called only where the hashes count a pair twice.
+    ``refuse_missing`` is the ``'trec_eval'`` rule: a qrels query missing from
+    the run is a ``ValueError``. The errors come in the eager path's order.
+    The ``missing`` queries (of the qrels, not in the run) come sorted.
+    """
+    score = pl.col("score").cast(pl.Float64).fill_nan(None)
+    ranked = run.lazy()
+    if with_row:
+        ranked = ranked.with_row_index(ROW)
+    ranked = ranked.select("query", "doc", score, *([ROW] if with_row else []))
+    rows = run.height + qrels.height
+    topics = topic_plan(qrels, ranked, columns, relevance_level, tie_break, rows=rows)
+    plans = [topics]
+    if check_qrels:
+        plans.append(_distinct(qrels))
+    if check_run:
+        plans.append(_distinct(run))
+    frame, *distinct = pl.collect_all(plans) if len(plans) > 1 else [topics.collect()]
+    if check_qrels and distinct[0].row(0) != (qrels.height, qrels.height):
+        check(qrels, "qrels")
+    in_run, in_qrels = pl.col(IN_RUN), pl.col(IN_QRELS)
+    missing = frame.filter(in_qrels & ~in_run).get_column("query").to_list()
+    if missing and refuse_missing:
+        raise ValueError(missing_message(missing, "queries='qrels'"))
+    if check_run and distinct[-1].row(0) != (run.height, run.height):
+        judged = qrels.get_column("query").unique().implode()
+        check(run.select("query", "doc").filter(pl.col("query").is_in(judged)), "run")
+    # The small frame of the queries (one row each) is summarised eagerly.
+    values = frame.filter(in_qrels & in_run)
+    ignored = (frame.get_column(IN_RUN) & ~frame.get_column(IN_QRELS)).sum()
+    no_relevant = (~values.get_column(HAS_RELEVANT)).sum()
+    return OnePass(
+        per_query=values.select("query", *(c.name for c in columns if c.measure.per_query)),
+        aggregate=values.select(
+            column.measure.summarize(pl.col(column.name)).alias(column.name)
+            for column in columns
+            if column.measure.summary != "none"
+        ),
+        ignored_queries=int(ignored),
+        missing=missing,
+        no_relevant_queries=int(no_relevant),
+    )
