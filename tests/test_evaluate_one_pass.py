@@ -13,6 +13,8 @@ bit for bit. The sorting network of nDCG@k's ideal, planned from
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import polars as pl
 import pytest
@@ -21,7 +23,9 @@ from polars.testing import assert_frame_equal
 
 import polars_rankmetrics as rm
 from polars_rankmetrics.engine import entry
-from polars_rankmetrics.evaluation import topics
+from polars_rankmetrics.evaluation import one_pass, topics
+
+evaluate_module = importlib.import_module("polars_rankmetrics.evaluation.evaluate")
 
 MEASURES = [
     "map", "P_10", "ndcg_cut_10", "recip_rank", "Rprec", "recall_100", "bpref", "num_q",
@@ -133,3 +137,22 @@ def test_the_query_set_errors() -> None:
     elsewhere = run.with_columns(pl.col("query") + "x")
     with pytest.raises(ValueError, match=r"no query is in both .*the run has 15 query ids"):
         rm.evaluate(qrels, elsewhere, ["map"])
+
+
+def test_may_repeat_a_pair() -> None:
+    frame = pl.DataFrame({"query": ["a", "a", "b", "b"], "doc": ["x", "y", "x", "z"]})
+    assert not one_pass.may_repeat_a_pair(frame)
+    assert not one_pass.may_repeat_a_pair(frame.head(1))
+    assert not one_pass.may_repeat_a_pair(frame.clear())
+    assert one_pass.may_repeat_a_pair(pl.concat([frame, frame.tail(1)]))
+    crossed = pl.DataFrame({"query": ["a", "b"], "doc": ["b", "a"]})
+    assert not one_pass.may_repeat_a_pair(crossed)  # the two ids hash differently
+
+
+def test_a_hash_tie_without_a_repeated_pair_is_no_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    run, qrels = case(9)
+    expected = rm.evaluate(qrels, run, ["map", "P_10"])
+    for module in (one_pass, evaluate_module):
+        monkeypatch.setattr(module, "may_repeat_a_pair", lambda _: True)
+    same(rm.evaluate(qrels, run, ["map", "P_10"]), expected)
+    same(rm.evaluate(qrels, run, ["map", "P_10"], max_per_query=10**6), expected)

@@ -30,7 +30,7 @@ from polars_rankmetrics.evaluation.inputs import (
     read_run,
     unique_pairs,
 )
-from polars_rankmetrics.evaluation.one_pass import one_pass
+from polars_rankmetrics.evaluation.one_pass import may_repeat_a_pair, one_pass
 from polars_rankmetrics.evaluation.query_sets import (
     SCORES_MISSING,
     QuerySet,
@@ -118,11 +118,11 @@ class Evaluation:
 
 
 def _check_unique(frame: pl.DataFrame, kind: str) -> None:
-    pair = pl.struct("query", "doc")
-    # Counting distinct 64-bit hashes is a few times cheaper than comparing the
-    # strings; only when two hashes collide are the pairs compared exactly.
-    if frame.select(pair.hash().n_unique()).item() == frame.height:
+    # Comparing 64-bit hashes is a few times cheaper than comparing the strings;
+    # only when two hashes tie are the pairs compared exactly.
+    if not may_repeat_a_pair(frame):
         return
+    pair = pl.struct("query", "doc")
     duplicated = frame.select("query", "doc").filter(pair.is_duplicated())
     if duplicated.height:
         query, doc = duplicated.row(0)
