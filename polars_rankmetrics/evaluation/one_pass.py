@@ -7,17 +7,18 @@ apiece. Under the query-set rules ``'run'`` and ``'trec_eval'`` none of them
 needs a result before the measures are planned, so they are read from the one
 frame of the measures (one row per query), collected once:
 
-- the run and the qrels are joined whole: a query only in the run, or only in
-  the qrels, is its own group, marked by :data:`.topics.IN_RUN` and
-  :data:`.topics.IN_QRELS` (the counts, and what ``'trec_eval'`` refuses, are
-  read from those marks);
+- the run's queries that the qrels lack are counted and dropped (two Series
+  steps, no query plan); the qrels are joined whole: a query only in the qrels
+  is its own group, marked by :data:`.topics.IN_RUN` and
+  :data:`.topics.IN_QRELS` (what ``'trec_eval'`` refuses is read from those
+  marks);
 - the evaluated queries are those in both, exactly the queries the eager path
   keeps (it restricts the qrels to the run's queries, then the run to the
   judged ones: the rows of an evaluated query are the same);
-- the duplicate checks compare sorted 64-bit hashes of (query, document) over
-  each whole side (:func:`may_repeat_a_pair`); only where two hashes tie (a
-  repeated pair, or a collision) are the pairs compared exactly, on the judged
-  queries of the run, as the eager path does.
+- the duplicate checks compare sorted 64-bit hashes of (query, document) of
+  the qrels and of the run's judged rows (:func:`may_repeat_a_pair`); only
+  where two hashes tie (a repeated pair, or a collision) are the pairs
+  compared exactly, as the eager path does.
 
 The values are the same bits: the same measures over the same rows, summarised
 in the same query order.
@@ -78,7 +79,8 @@ def one_pass(
 ) -> OnePass:
     """Evaluate ``columns`` over the queries of both the run and the qrels, in one query.
 
-    ``run`` is :func:`.read_run`'s frame (its ``run_id`` is dropped here),
+    ``run`` is :func:`.read_run`'s frame (its ``run_id`` is dropped here; the
+    queries the qrels lack are counted, then dropped),
     ``qrels`` the judgements (subtopic lists for diversity). ``with_row``
     numbers the run's rows first (:data:`.topics.ROW`, the run's order of tied
     scores). ``check`` is the exact duplicate check (it raises, naming the
@@ -88,6 +90,14 @@ def one_pass(
     the run is a ``ValueError``. The errors come in the eager path's order.
     The ``missing`` queries (of the qrels, not in the run) come sorted.
     """
+    # The run's rows of judged queries only, as trec_eval reads them (a run of
+    # many more queries than the qrels judge is not ranked whole).
+    ids = run.get_column("query")
+    judged = ids.is_in(qrels.get_column("query").unique().implode()).fill_null(False)
+    ignored = 0
+    if not judged.all():
+        ignored = ids.filter(~judged).drop_nulls().n_unique()
+        run = run.filter(judged)
     score = pl.col("score").cast(pl.Float64).fill_nan(None)
     ranked = run.lazy()
     if with_row:
@@ -104,11 +114,9 @@ def one_pass(
     if missing and refuse_missing:
         raise ValueError(missing_message(missing, "queries='qrels'"))
     if run_repeats:
-        judged = qrels.get_column("query").unique().implode()
-        check(run.select("query", "doc").filter(pl.col("query").is_in(judged)), "run")
+        check(run, "run")
     # The small frame of the queries (one row each) is summarised eagerly.
     values = frame.filter(in_qrels & in_run)
-    ignored = (frame.get_column(IN_RUN) & ~frame.get_column(IN_QRELS)).sum()
     no_relevant = (~values.get_column(HAS_RELEVANT)).sum()
     return OnePass(
         per_query=values.select("query", *(c.name for c in columns if c.measure.per_query)),
