@@ -109,14 +109,14 @@ def one_pass(
         check(qrels, "qrels")
     run_repeats = check_run and may_repeat_a_pair(run)
     frame = topics.collect()
-    in_run, in_qrels = pl.col(IN_RUN), pl.col(IN_QRELS)
-    missing = frame.filter(in_qrels & ~in_run).get_column("query").to_list()
+    in_run, in_qrels = frame.get_column(IN_RUN), frame.get_column(IN_QRELS)
+    missing = frame.get_column("query").filter(in_qrels & ~in_run).to_list()
     if missing and refuse_missing:
         raise ValueError(missing_message(missing, "queries='qrels'"))
     if run_repeats:
         check(run, "run")
     # The small frame of the queries (one row each) is summarised eagerly.
-    values = frame.filter(in_qrels & in_run)
+    values = frame.filter(pl.col(IN_QRELS) & pl.col(IN_RUN))
     no_relevant = (~values.get_column(HAS_RELEVANT)).sum()
     return OnePass(
         per_query=values.select("query", *(c.name for c in columns if c.measure.per_query)),
