@@ -37,6 +37,7 @@ import polars as pl
 
 from polars_rankmetrics._validate import NoRelevant
 from polars_rankmetrics.engine.ranked import DOC, SUBTOPICS
+from polars_rankmetrics.metrics.diversity_dense import dense_parts
 from polars_rankmetrics.metrics.diversity_flat import (
     Flat,
     cleaned,
@@ -115,8 +116,9 @@ def normalised_values(
     longest = max(int(lengths.max() or 0), 1) if len(lengths) else 1  # type: ignore[arg-type]
     depth = longest if k is None else min(k, longest)
     tables = _tables(alpha, discount, beta, depth, depth)
-    parts = []
-    for start in range(0, len(lists), BLOCK):
+    dense = dense_parts(lists, SUBTOPICS, tables, k, alpha=alpha, discount=discount, beta=beta)
+    parts = [] if dense is None else dense
+    for start in range(0, len(lists) if dense is None else 0, BLOCK):
         flat = flatten(lists.slice(start, BLOCK), SUBTOPICS, clean=True)
         if flat is None:
             frame = cleaned(lists, SUBTOPICS).rename("lists").to_frame()

@@ -1,0 +1,353 @@
+"""The batched diversity measures for few distinct subtopics: a bit mask per row, read from Arrow.
+
+:mod:`.diversity_batched` computes alpha-nDCG, nERR-IA and nNRBP (equal intent
+weights, greedy ideal) for all ranked lists at once. Where the subtopics are
+integers or strings with at most :data:`DENSE_BITS` distinct values, and the
+rows carry no document ids, it computes them here, with the same values bit
+for bit and with fewer, cheaper array passes than the general path
+(:mod:`.diversity_flat`, :mod:`.diversity_greedy`):
+
+- the lists are read through their Arrow buffers (offsets and flat values,
+  without copying), not exploded by polars;
+- each row's subtopics are one bit mask (the sum of its bits); a query's
+  distinct subtopics ``S`` are the bits of the union of its rows' masks;
+- the ranking's terms, ``(1/S · (1 - alpha)**c) · discount(rank)`` for each
+  retrieved (row, subtopic) pair within the cutoff, in list order, are those of
+  :func:`.diversity_batched._ranked_terms`; ``c``, the rows above that cover
+  the subtopic, is a running count of each bit over the (lists × cutoff) table
+  of the rows' masks;
+- the greedy ideal runs on a (distinct masks × lists) table of how many
+  documents each list has with each set of subtopics: at each rank, each
+  set's gain (its subtopics' ``(1 - alpha)**c`` added in text order, as the
+  Python ``sum`` of :func:`.diversity_ideal.greedy_gains`), the largest per
+  list (the first largest: the sets are in decreasing order of their subtopic
+  tuples, so it is the one Python's ``max`` keeps), one document out of it and
+  its subtopics' counts up by one: a few array operations over the lists still
+  ranking, longest greedy list first.
+
+``tests/test_diversity_batched.py`` compares the measures with their
+expressions, bit for bit, on this path and on the general one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polars_rankmetrics.metrics.diversity_flat import _value_ranks, cleaned
+from polars_rankmetrics.metrics.diversity_ideal import Discount, _discounts
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Ints = npt.NDArray[np.int64]
+    Floats = npt.NDArray[np.float64]
+    Part = tuple[Ints, Floats, Ints, bool, Floats]
+
+DENSE_BITS = 16
+"""At most this many distinct subtopic values (ranks) in the column: a row's set is a mask."""
+
+DENSE_BLOCK = 4096
+"""Lists computed together (their tables stay in the processor's caches)."""
+
+DENSE_TABLE = 1 << 20
+"""At most this many entries in a block's running counts of each subtopic (lists × cutoff)."""
+
+
+@dataclass(frozen=True)
+class Rows:
+    """The rows of a column of ranked lists: offsets, codes, subtopic masks, the masks' columns.
+
+    ``column``: each row's set of subtopics as a column of the ideal's table
+    (``n_masks`` for a row without subtopics); ``masks``: the set of each
+    column, in decreasing order of subtopic tuples; ``text``: each column's
+    subtopics (value ranks) in text order, padded with ``n_values``.
+    """
+
+    row_offsets: Ints
+    code: Floats
+    pair_offsets: Ints
+    value_rank: Ints
+    row_mask: Ints
+    n_values: int
+    column: Ints
+    masks: Ints
+    text: Ints
+
+
+def dense_parts(
+    lists: pl.Series,
+    field: str,
+    tables: tuple[Floats, Floats],
+    k: int | None,
+    *,
+    alpha: float,
+    discount: Discount,
+    beta: float,
+) -> list[Part] | None:
+    """``(S, terms, counts, all_inside, ideal)`` of each block of lists, or None.
+
+    As :func:`.diversity_batched.normalised_values` computes them on the general
+    path: each list's number of distinct subtopics, the terms of its sum in
+    order and their number, whether no pair was left out, and the greedy
+    ideal over ``S``. None where this path does not apply (document ids, null
+    lists or rows, subtopics neither integers nor strings, more than
+    :data:`DENSE_BITS` of them, or too many distinct sets). Lists with nulls or
+    repeats inside a subtopic list are cleaned first
+    (:func:`.diversity_flat.cleaned`).
+    """
+    rows = _rows(lists, field)
+    if rows is None:
+        return None
+    parts = []
+    n_lists = len(rows.row_offsets) - 1
+    # Blocks of lists whose running counts (subtopics × lists × cutoff) stay small.
+    block = min(DENSE_BLOCK, max(1, DENSE_TABLE // (rows.n_values * len(tables[1]))))
+    for start in range(0, n_lists, block):
+        stop = min(start + block, n_lists)
+        parts.append(_block(rows, start, stop, tables, k, alpha, discount, beta))
+    return parts
+
+
+def _rows(lists: pl.Series, field: str, *, clean: bool = True) -> Rows | None:
+    """The :class:`Rows` of a column, or None (see :func:`dense_parts`)."""
+    import numpy as np
+
+    read = _read(lists, field)
+    if read is None:
+        return None
+    row_offsets, code, pair_offsets, values = read
+    if values.null_count:  # type: ignore[attr-defined]
+        return _rows(cleaned(lists, field), field, clean=False) if clean else None
+    value_rank, text_rank, n_values = _value_ranks(pl.from_arrow(values))  # type: ignore[arg-type]
+    if n_values > DENSE_BITS:
+        return None
+    pair_counts = np.diff(pair_offsets)
+    # Each row's set as the sum of its bits, with fewer bits set than subtopics where one
+    # repeats.
+    bits = np.append(np.left_shift(np.int64(1), value_rank), 0)
+    row_mask = np.add.reduceat(bits, pair_offsets[:-1]) if len(pair_counts) else bits[:0]
+    row_mask[pair_counts == 0] = 0
+    if np.any(np.bitwise_count(row_mask) < pair_counts):
+        return _rows(cleaned(lists, field), field, clean=False) if clean else None
+    present = np.zeros(1 << n_values, dtype=bool)
+    present[row_mask] = True
+    present[0] = False
+    masks = np.flatnonzero(present)
+    n_lists = len(row_offsets) - 1
+    if n_lists * len(masks) > 4 * len(row_mask) + 4096:
+        return None
+    text = _text_order(masks, value_rank, text_rank, n_values)
+    # Columns by decreasing subtopic tuple (values compared as Python does, a prefix first).
+    filled = text < n_values
+    columns = np.lexsort(np.where(filled, text + 1, 0).T[::-1])[::-1]
+    masks, text = masks[columns], text[columns]
+    column_of = np.full(1 << n_values, len(masks), dtype=np.int64)
+    column_of[masks] = np.arange(len(masks))
+    # A sentinel row past the end: not retrieved, no subtopics.
+    return Rows(
+        row_offsets=row_offsets,
+        code=np.append(code, -1.0),
+        pair_offsets=np.append(pair_offsets, pair_offsets[-1]),
+        value_rank=value_rank,
+        row_mask=np.append(row_mask, 0),
+        n_values=n_values,
+        column=column_of[row_mask],
+        masks=masks,
+        text=text,
+    )
+
+
+def _text_order(masks: Ints, value_rank: Ints, text_rank: Ints, n_values: int) -> Ints:
+    """Each mask's subtopics (value ranks) in text order, padded with ``n_values``."""
+    import numpy as np
+
+    text_of = np.arange(n_values, dtype=np.int64) + n_values  # unused ranks last
+    text_of[value_rank] = text_rank
+    text_order = np.argsort(text_of, kind="stable")
+    has = ((masks[:, None] >> text_order[None, :]) & 1).astype(bool)
+    width = max(int(has.sum(axis=1).max()) if len(masks) else 1, 1)
+    place = np.argsort(~has, axis=1, kind="stable")[:, :width]
+    filled = np.take_along_axis(has, place, axis=1)
+    return np.where(filled, text_order[place], n_values)
+
+
+def _read(lists: pl.Series, field: str) -> tuple[Ints, Floats, Ints, object] | None:
+    """The lists' row offsets, the rows' codes (NaN where null), pair offsets, subtopic values.
+
+    Views of the Arrow buffers (offsets from 0). None for null lists or rows,
+    fields other than a code and ``field`` (document ids), a null subtopic list
+    that is not empty in the buffers, or subtopics neither integers nor strings.
+    """
+    import numpy as np
+    import pyarrow as pa  # type: ignore[import-untyped]
+
+    array = lists.to_arrow()
+    if array.null_count or not isinstance(array, (pa.ListArray, pa.LargeListArray)):
+        return None
+    row_offsets = array.offsets.to_numpy().astype(np.int64)
+    rows = array.values.slice(int(row_offsets[0]), int(row_offsets[-1] - row_offsets[0]))
+    row_offsets -= row_offsets[0]
+    if not isinstance(rows, pa.StructArray) or rows.null_count:
+        return None
+    names = [rows.type.field(i).name for i in range(rows.type.num_fields)]
+    if len(names) != 2 or names[1] != field:
+        return None
+    code_array, subtopics = rows.flatten()
+    if not (pa.types.is_integer(code_array.type) or pa.types.is_floating(code_array.type)):
+        return None
+    code = code_array.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+    if not isinstance(subtopics, (pa.ListArray, pa.LargeListArray)):
+        return None
+    kind = subtopics.type.value_type
+    text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
+    if not (pa.types.is_integer(kind) or text or pa.types.is_string_view(kind)):
+        return None
+    pair_offsets = subtopics.offsets.to_numpy().astype(np.int64)
+    values = subtopics.values.slice(int(pair_offsets[0]), int(pair_offsets[-1] - pair_offsets[0]))
+    pair_offsets -= pair_offsets[0]
+    if subtopics.null_count:
+        null = subtopics.is_null().to_numpy(zero_copy_only=False)
+        if np.any(np.diff(pair_offsets)[null]):
+            return None
+    return row_offsets, code, pair_offsets, values
+
+
+def _block(
+    rows: Rows,
+    start: int,
+    stop: int,
+    tables: tuple[Floats, Floats],
+    k: int | None,
+    alpha: float,
+    discount: Discount,
+    beta: float,
+) -> Part:
+    """``(S, terms, counts, all_inside, ideal)`` of the lists ``start`` to ``stop``."""
+    import numpy as np
+
+    n_lists, n_masks = stop - start, len(rows.masks)
+    first, last = int(rows.row_offsets[start]), int(rows.row_offsets[stop])
+    row_counts = np.diff(rows.row_offsets[start : stop + 1])
+    row_list = np.repeat(np.arange(n_lists, dtype=np.int64), row_counts)
+    key = row_list * (n_masks + 1) + rows.column[first:last]
+    table = np.bincount(key, minlength=n_lists * (n_masks + 1)).reshape(n_lists, n_masks + 1)
+    available = table[:, :n_masks]
+    union = np.bitwise_or.reduce(np.where(available > 0, rows.masks, 0), axis=1)
+    n_subtopics = np.bitwise_count(union).astype(np.int64)
+    terms, counts, all_inside = _terms(rows, start, row_counts, n_subtopics, tables, k)
+    ideal = _ideal(rows, available, n_subtopics, k, alpha, discount, beta)
+    return n_subtopics, terms, counts, all_inside, ideal
+
+
+def _terms(
+    rows: Rows,
+    start: int,
+    row_counts: Ints,
+    n_subtopics: Ints,
+    tables: tuple[Floats, Floats],
+    k: int | None,
+) -> tuple[Floats, Ints, bool]:
+    """The ranking's terms of each list, in order, their number, and whether none is left out."""
+    import numpy as np
+
+    power, discounts = tables
+    n_lists = len(row_counts)
+    depth = len(discounts)  # min(k, the longest list of the column)
+    first = rows.row_offsets[start : start + n_lists]
+    position = np.arange(depth, dtype=np.int64)
+    in_list = position[None, :] < row_counts[:, None]
+    # The rows within the cutoff (the sentinel row past the end elsewhere), retrieved.
+    row = np.where(in_list, first[:, None] + position[None, :], len(rows.code) - 1)
+    inside = rows.code[row] >= 0.0
+    mask = np.where(inside, rows.row_mask[row], 0)
+    pair_first = rows.pair_offsets[row]
+    pair_count = np.where(inside, rows.pair_offsets[row + 1] - pair_first, 0)
+    width = max(int(pair_count.max()) if pair_count.size else 0, 1)
+    # c: the rows above that cover the subtopic, a table per subtopic.
+    covered = np.empty((rows.n_values, n_lists, depth), dtype=np.int64)
+    for bit in range(rows.n_values):
+        has = (mask >> bit) & 1
+        covered[bit] = np.cumsum(has, axis=1) - has
+    # The pairs in list order: (list, position, place in the row's list).
+    entry = np.flatnonzero(np.arange(width) < pair_count[:, :, None])
+    at = entry // width
+    value = rows.value_rank[pair_first.ravel()[at] + entry % width]
+    counted = covered.ravel()[value * (n_lists * depth) + at]
+    pair_list = at // depth
+    with np.errstate(divide="ignore"):
+        per_subtopic = 1.0 / n_subtopics.astype(np.float64)
+    terms = (per_subtopic[pair_list] * power[counted]) * discounts[at % depth]
+    counts = np.bincount(pair_list, minlength=n_lists)
+    rows_end = int(rows.row_offsets[start + n_lists])
+    n_pairs = int(rows.pair_offsets[rows_end] - rows.pair_offsets[int(first[0])])
+    return terms, counts, len(terms) == n_pairs
+
+
+def _ideal(
+    rows: Rows,
+    available: Ints,
+    n_subtopics: Ints,
+    k: int | None,
+    alpha: float,
+    discount: Discount,
+    beta: float,
+) -> Floats:
+    """The greedy ideal of each list over its ``S`` (0.0 without documents)."""
+    import numpy as np
+
+    n_lists, n_masks = available.shape
+    result = np.zeros(n_lists, dtype=np.float64)
+    n_docs = available.sum(axis=1)
+    length = n_docs if k is None else np.minimum(n_docs, k)
+    if not n_masks or not length.any():
+        return result
+    n_values, text = rows.n_values, rows.text
+    width = text.shape[1]
+    covers = np.zeros((n_masks, n_values + 1), dtype=np.int64)
+    np.put_along_axis(covers, text, 1, axis=1)
+    covers[:, n_values] = 0
+    # Lists by greedy length, longest first: those still ranking are a prefix.
+    lists = np.argsort(-length, kind="stable")
+    lists = lists[length[lists] > 0]
+    ranking = -length[lists]
+    longest = int(length.max())
+    keep = 1.0 - alpha
+    power = np.asarray([keep**count for count in range(longest + 1)], dtype=np.float64)
+    n = len(lists)
+    # (sets × lists) and (subtopics × lists) tables.
+    left = np.ascontiguousarray(available[lists].T)
+    blocked = np.where(left > 0, 0.0, -np.inf)
+    counts = np.zeros((n_values + 1, n), dtype=np.int64)
+    covers_t = np.ascontiguousarray(covers.T)
+    value = np.zeros(n, dtype=np.float64)
+    every = np.arange(n, dtype=np.int64)
+    for rank, weight in enumerate(_discounts(discount, longest, beta)):
+        active = int(np.searchsorted(ranking, -rank, side="left"))  # lists with length > rank
+        if not active:
+            break
+        term = power[counts[:, :active]]
+        term[n_values] = 0.0
+        gain = np.take(term, text[:, 0], axis=0)
+        for j in range(1, width):  # left to right, as Python's sum over the sorted subtopics
+            gain += np.take(term, text[:, j], axis=0)
+        gain += blocked[:, :active]
+        best = gain[0].copy()
+        pick = np.zeros(active, dtype=np.int64)
+        for column in range(1, n_masks):  # the first largest: the largest subtopic tuple
+            better = gain[column] > best
+            np.maximum(best, gain[column], out=best)
+            pick[better] = column
+        value[:active] += weight * best
+        flat = pick * n + every[:active]
+        left.ravel()[flat] -= 1
+        blocked.ravel()[flat[left.ravel()[flat] == 0]] = -np.inf
+        counts[:, :active] += np.take(covers_t, pick, axis=1)
+    result[lists] = value
+    defined = (n_docs > 0) & (n_subtopics != 0)
+    result[defined] = result[defined] / n_subtopics[defined].astype(np.float64)
+    result[~defined] = 0.0
+    return result
