@@ -185,13 +185,13 @@ def test_dense_path_where_it_applies(
     Its values are those of the expressions; lists it cannot take go the general way.
     """
     blocks: list[int] = []
-    original = diversity_dense._block
+    original = diversity_dense._terms
 
-    def counted(rows: Any, start: int, stop: int, *args: Any) -> Any:
-        blocks.append(stop - start)
-        return original(rows, start, stop, *args)
+    def counted(rows: Any, start: int, row_counts: Any, *args: Any) -> Any:
+        blocks.append(len(row_counts))
+        return original(rows, start, row_counts, *args)
 
-    monkeypatch.setattr(diversity_dense, "_block", counted)
+    monkeypatch.setattr(diversity_dense, "_terms", counted)
     monkeypatch.setattr(diversity_dense, "DENSE_BLOCK", 16)
     rng = random.Random(universe)
     frame = _frame(6, text=text, docs=docs, n_queries=60)

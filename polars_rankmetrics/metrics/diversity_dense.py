@@ -99,17 +99,34 @@ def dense_parts(
     repeats inside a subtopic list are cleaned first
     (:func:`.diversity_flat.cleaned`).
     """
+    import numpy as np
+
     rows = _rows(lists, field)
     if rows is None:
         return None
-    parts = []
-    n_lists = len(rows.row_offsets) - 1
-    # Blocks of lists whose running counts (subtopics × lists × cutoff) stay small.
-    block = min(DENSE_BLOCK, max(1, DENSE_TABLE // (rows.n_values * len(tables[1]))))
+    n_lists, n_masks = len(rows.row_offsets) - 1, len(rows.masks)
+    row_counts = np.diff(rows.row_offsets)
+    row_list = np.repeat(np.arange(n_lists, dtype=np.int64), row_counts)
+    key = row_list * (n_masks + 1) + rows.column
+    table = np.bincount(key, minlength=n_lists * (n_masks + 1)).reshape(n_lists, n_masks + 1)
+    available = table[:, :n_masks]
+    union = np.bitwise_or.reduce(np.where(available > 0, rows.masks, 0), axis=1)
+    n_subtopics = np.bitwise_count(union).astype(np.int64)
+    ideal = _ideal(rows, available, n_subtopics, k, alpha, discount, beta)
+    if not len(rows.code):
+        empty = np.zeros(0, dtype=np.float64)
+        return [(n_subtopics, empty, np.zeros(n_lists, dtype=np.int64), True, ideal)]
+    # Blocks of lists whose tables (lists × cutoff × subtopics of a row) stay small.
+    depth = len(tables[1])
+    block = min(DENSE_BLOCK, max(1, DENSE_TABLE // (rows.n_values * depth)))
+    terms, counts, all_inside = [], [], True
     for start in range(0, n_lists, block):
         stop = min(start + block, n_lists)
-        parts.append(_block(rows, start, stop, tables, k, alpha, discount, beta))
-    return parts
+        part = _terms(rows, start, row_counts[start:stop], n_subtopics[start:stop], tables)
+        terms.append(part[0])
+        counts.append(part[1])
+        all_inside &= part[2]
+    return [(n_subtopics, np.concatenate(terms), np.concatenate(counts), all_inside, ideal)]
 
 
 def _rows(lists: pl.Series, field: str, *, clean: bool = True) -> Rows | None:
@@ -126,11 +143,11 @@ def _rows(lists: pl.Series, field: str, *, clean: bool = True) -> Rows | None:
     if n_values > DENSE_BITS:
         return None
     pair_counts = np.diff(pair_offsets)
-    # Each row's set as the sum of its bits, with fewer bits set than subtopics where one
-    # repeats.
-    bits = np.append(np.left_shift(np.int64(1), value_rank), 0)
-    row_mask = np.add.reduceat(bits, pair_offsets[:-1]) if len(pair_counts) else bits[:0]
-    row_mask[pair_counts == 0] = 0
+    # Each row's set as the sum of its bits (differences of their running total), with
+    # fewer bits set than subtopics where one repeats.
+    running = np.zeros(len(value_rank) + 1, dtype=np.int64)
+    np.cumsum(np.left_shift(np.int64(1), value_rank), out=running[1:])
+    row_mask = running[pair_offsets[1:]] - running[pair_offsets[:-1]]
     if np.any(np.bitwise_count(row_mask) < pair_counts):
         return _rows(cleaned(lists, field), field, clean=False) if clean else None
     present = np.zeros(1 << n_values, dtype=bool)
@@ -147,13 +164,12 @@ def _rows(lists: pl.Series, field: str, *, clean: bool = True) -> Rows | None:
     masks, text = masks[columns], text[columns]
     column_of = np.full(1 << n_values, len(masks), dtype=np.int64)
     column_of[masks] = np.arange(len(masks))
-    # A sentinel row past the end: not retrieved, no subtopics.
     return Rows(
         row_offsets=row_offsets,
-        code=np.append(code, -1.0),
-        pair_offsets=np.append(pair_offsets, pair_offsets[-1]),
+        code=code,
+        pair_offsets=pair_offsets,
         value_rank=value_rank,
-        row_mask=np.append(row_mask, 0),
+        row_mask=row_mask,
         n_values=n_values,
         column=column_of[row_mask],
         masks=masks,
@@ -165,8 +181,10 @@ def _text_order(masks: Ints, value_rank: Ints, text_rank: Ints, n_values: int) -
     """Each mask's subtopics (value ranks) in text order, padded with ``n_values``."""
     import numpy as np
 
-    text_of = np.arange(n_values, dtype=np.int64) + n_values  # unused ranks last
-    text_of[value_rank] = text_rank
+    text_of = np.arange(n_values, dtype=np.int64)
+    if text_rank is not value_rank:  # ranks by text differ from ranks by value
+        text_of += n_values  # unused ranks last
+        text_of[value_rank] = text_rank
     text_order = np.argsort(text_of, kind="stable")
     has = ((masks[:, None] >> text_order[None, :]) & 1).astype(bool)
     width = max(int(has.sum(axis=1).max()) if len(masks) else 1, 1)
@@ -188,9 +206,9 @@ def _read(lists: pl.Series, field: str) -> tuple[Ints, Floats, Ints, object] | N
     array = lists.to_arrow()
     if array.null_count or not isinstance(array, (pa.ListArray, pa.LargeListArray)):
         return None
-    row_offsets = array.offsets.to_numpy().astype(np.int64)
+    row_offsets = array.offsets.to_numpy().astype(np.int64, copy=False)
     rows = array.values.slice(int(row_offsets[0]), int(row_offsets[-1] - row_offsets[0]))
-    row_offsets -= row_offsets[0]
+    row_offsets = row_offsets - row_offsets[0] if row_offsets[0] else row_offsets
     if not isinstance(rows, pa.StructArray) or rows.null_count:
         return None
     names = [rows.type.field(i).name for i in range(rows.type.num_fields)]
@@ -206,41 +224,14 @@ def _read(lists: pl.Series, field: str) -> tuple[Ints, Floats, Ints, object] | N
     text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
     if not (pa.types.is_integer(kind) or text or pa.types.is_string_view(kind)):
         return None
-    pair_offsets = subtopics.offsets.to_numpy().astype(np.int64)
+    pair_offsets = subtopics.offsets.to_numpy().astype(np.int64, copy=False)
     values = subtopics.values.slice(int(pair_offsets[0]), int(pair_offsets[-1] - pair_offsets[0]))
-    pair_offsets -= pair_offsets[0]
+    pair_offsets = pair_offsets - pair_offsets[0] if pair_offsets[0] else pair_offsets
     if subtopics.null_count:
         null = subtopics.is_null().to_numpy(zero_copy_only=False)
         if np.any(np.diff(pair_offsets)[null]):
             return None
     return row_offsets, code, pair_offsets, values
-
-
-def _block(
-    rows: Rows,
-    start: int,
-    stop: int,
-    tables: tuple[Floats, Floats],
-    k: int | None,
-    alpha: float,
-    discount: Discount,
-    beta: float,
-) -> Part:
-    """``(S, terms, counts, all_inside, ideal)`` of the lists ``start`` to ``stop``."""
-    import numpy as np
-
-    n_lists, n_masks = stop - start, len(rows.masks)
-    first, last = int(rows.row_offsets[start]), int(rows.row_offsets[stop])
-    row_counts = np.diff(rows.row_offsets[start : stop + 1])
-    row_list = np.repeat(np.arange(n_lists, dtype=np.int64), row_counts)
-    key = row_list * (n_masks + 1) + rows.column[first:last]
-    table = np.bincount(key, minlength=n_lists * (n_masks + 1)).reshape(n_lists, n_masks + 1)
-    available = table[:, :n_masks]
-    union = np.bitwise_or.reduce(np.where(available > 0, rows.masks, 0), axis=1)
-    n_subtopics = np.bitwise_count(union).astype(np.int64)
-    terms, counts, all_inside = _terms(rows, start, row_counts, n_subtopics, tables, k)
-    ideal = _ideal(rows, available, n_subtopics, k, alpha, discount, beta)
-    return n_subtopics, terms, counts, all_inside, ideal
 
 
 def _terms(
@@ -249,9 +240,8 @@ def _terms(
     row_counts: Ints,
     n_subtopics: Ints,
     tables: tuple[Floats, Floats],
-    k: int | None,
 ) -> tuple[Floats, Ints, bool]:
-    """The ranking's terms of each list, in order, their number, and whether none is left out."""
+    """The ranking's terms of the lists from ``start`` in order, their number, none left out."""
     import numpy as np
 
     power, discounts = tables
@@ -260,31 +250,52 @@ def _terms(
     first = rows.row_offsets[start : start + n_lists]
     position = np.arange(depth, dtype=np.int64)
     in_list = position[None, :] < row_counts[:, None]
-    # The rows within the cutoff (the sentinel row past the end elsewhere), retrieved.
-    row = np.where(in_list, first[:, None] + position[None, :], len(rows.code) - 1)
-    inside = rows.code[row] >= 0.0
-    mask = np.where(inside, rows.row_mask[row], 0)
+    # The rows within the cutoff (row 0 elsewhere, left out), retrieved.
+    row = np.where(in_list, first[:, None] + position[None, :], 0)
+    inside = in_list & (rows.code[row] >= 0.0)
     pair_first = rows.pair_offsets[row]
     pair_count = np.where(inside, rows.pair_offsets[row + 1] - pair_first, 0)
-    width = max(int(pair_count.max()) if pair_count.size else 0, 1)
-    # c: the rows above that cover the subtopic, a table per subtopic.
-    covered = np.empty((rows.n_values, n_lists, depth), dtype=np.int64)
-    for bit in range(rows.n_values):
-        has = (mask >> bit) & 1
-        covered[bit] = np.cumsum(has, axis=1) - has
+    width = max(int(pair_count.max()), 1)
     # The pairs in list order: (list, position, place in the row's list).
     entry = np.flatnonzero(np.arange(width) < pair_count[:, :, None])
     at = entry // width
     value = rows.value_rank[pair_first.ravel()[at] + entry % width]
-    counted = covered.ravel()[value * (n_lists * depth) + at]
+    column = np.where(inside, rows.column[row], len(rows.masks))
+    counted = _earlier(column, rows.masks, rows.n_values, at, value)
     pair_list = at // depth
     with np.errstate(divide="ignore"):
         per_subtopic = 1.0 / n_subtopics.astype(np.float64)
     terms = (per_subtopic[pair_list] * power[counted]) * discounts[at % depth]
     counts = np.bincount(pair_list, minlength=n_lists)
-    rows_end = int(rows.row_offsets[start + n_lists])
-    n_pairs = int(rows.pair_offsets[rows_end] - rows.pair_offsets[int(first[0])])
+    stop = int(rows.row_offsets[start + n_lists])
+    n_pairs = int(rows.pair_offsets[stop] - rows.pair_offsets[int(first[0])]) if n_lists else 0
     return terms, counts, len(terms) == n_pairs
+
+
+def _earlier(column: Ints, masks: Ints, n_values: int, at: Ints, value: Ints) -> Ints:
+    """Each pair's ``c``: the rows above it (within the cutoff, retrieved) covering its subtopic.
+
+    ``column``: the (lists × cutoff) table of the rows' sets (``len(masks)``: none);
+    ``at``: each pair's place in it; ``value``: its subtopic. The counts of all
+    subtopics run together, packed in fields of an integer, while they fit.
+    """
+    import numpy as np
+
+    n_lists, depth = column.shape
+    field = max(depth.bit_length(), 1)  # a count is below depth
+    bit = np.arange(n_values, dtype=np.int64)
+    sets = np.append(masks, 0)
+    if n_values * field <= 63:
+        spread = (((sets[:, None] >> bit) & 1) << (field * bit)).sum(axis=1)
+        row_spread = spread[column]
+        running = np.cumsum(row_spread, axis=1) - row_spread
+        return (running.ravel()[at] >> (field * value)) & ((1 << field) - 1)
+    covered = np.empty((n_values, n_lists, depth), dtype=np.int64)
+    mask = sets[column]
+    for one in range(n_values):
+        has = (mask >> one) & 1
+        covered[one] = np.cumsum(has, axis=1) - has
+    return covered.ravel()[value * (n_lists * depth) + at]
 
 
 def _ideal(
