@@ -32,7 +32,7 @@ expressions, bit for bit, on this path and on the general one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -58,11 +58,26 @@ DENSE_TABLE = 1 << 20
 
 
 @dataclass(frozen=True)
-class Rows:
-    """The rows of a column of ranked lists: offsets, codes, subtopic masks, the masks' columns.
+class Column:
+    """A column of ranked lists as read from Arrow: offsets, codes, each pair's subtopic rank.
+
+    ``text_of``: the rank by text of each subtopic rank (unused ranks last).
+    """
+
+    row_offsets: Ints
+    code: Floats
+    pair_offsets: Ints
+    value_rank: Ints
+    text_of: Ints
+    n_values: int
+
+
+@dataclass(frozen=True)
+class Block:
+    """The rows of a block of lists (offsets from the block's first row and pair).
 
     ``column``: each row's set of subtopics as a column of the ideal's table
-    (``n_masks`` for a row without subtopics); ``masks``: the set of each
+    (``len(masks)`` for a row without subtopics); ``masks``: the set of each
     column, in decreasing order of subtopic tuples; ``text``: each column's
     subtopics (value ranks) in text order, padded with ``n_values``.
     """
@@ -71,7 +86,6 @@ class Rows:
     code: Floats
     pair_offsets: Ints
     value_rank: Ints
-    row_mask: Ints
     n_values: int
     column: Ints
     masks: Ints
@@ -87,6 +101,7 @@ def dense_parts(
     alpha: float,
     discount: Discount,
     beta: float,
+    clean: bool = True,
 ) -> list[Part] | None:
     """``(S, terms, counts, all_inside, ideal)`` of each block of lists, or None.
 
@@ -99,38 +114,41 @@ def dense_parts(
     repeats inside a subtopic list are cleaned first
     (:func:`.diversity_flat.cleaned`).
     """
-    import numpy as np
-
-    rows = _rows(lists, field)
-    if rows is None:
+    column = _column(lists, field)
+    if column is None or column.n_values > DENSE_BITS:
+        if column is None and clean:  # nulls among the subtopics
+            return _dense_cleaned(lists, field, tables, k, alpha, discount, beta)
         return None
-    n_lists, n_masks = len(rows.row_offsets) - 1, len(rows.masks)
-    row_counts = np.diff(rows.row_offsets)
-    row_list = np.repeat(np.arange(n_lists, dtype=np.int64), row_counts)
-    key = row_list * (n_masks + 1) + rows.column
-    table = np.bincount(key, minlength=n_lists * (n_masks + 1)).reshape(n_lists, n_masks + 1)
-    available = table[:, :n_masks]
-    union = np.bitwise_or.reduce(np.where(available > 0, rows.masks, 0), axis=1)
-    n_subtopics = np.bitwise_count(union).astype(np.int64)
-    ideal = _ideal(rows, available, n_subtopics, k, alpha, discount, beta)
-    if not len(rows.code):
-        empty = np.zeros(0, dtype=np.float64)
-        return [(n_subtopics, empty, np.zeros(n_lists, dtype=np.int64), True, ideal)]
+    n_lists = len(column.row_offsets) - 1
     # Blocks of lists whose tables (lists × cutoff × subtopics of a row) stay small.
-    depth = len(tables[1])
-    block = min(DENSE_BLOCK, max(1, DENSE_TABLE // (rows.n_values * depth)))
-    terms, counts, all_inside = [], [], True
-    for start in range(0, n_lists, block):
-        stop = min(start + block, n_lists)
-        part = _terms(rows, start, row_counts[start:stop], n_subtopics[start:stop], tables)
-        terms.append(part[0])
-        counts.append(part[1])
-        all_inside &= part[2]
-    return [(n_subtopics, np.concatenate(terms), np.concatenate(counts), all_inside, ideal)]
+    size = min(DENSE_BLOCK, max(1, DENSE_TABLE // (column.n_values * len(tables[1]))))
+    parts = []
+    for start in range(0, n_lists, size):
+        block = _block(column, start, min(start + size, n_lists))
+        if block is None:  # a subtopic repeated in a row's list, or too many sets
+            if clean:
+                return _dense_cleaned(lists, field, tables, k, alpha, discount, beta)
+            return None
+        parts.append(_part(block, tables, k, alpha, discount, beta))
+    return parts
 
 
-def _rows(lists: pl.Series, field: str, *, clean: bool = True) -> Rows | None:
-    """The :class:`Rows` of a column, or None (see :func:`dense_parts`)."""
+def _dense_cleaned(
+    lists: pl.Series,
+    field: str,
+    tables: tuple[Floats, Floats],
+    k: int | None,
+    alpha: float,
+    discount: Discount,
+    beta: float,
+) -> list[Part] | None:
+    """:func:`dense_parts` of the lists cleaned of nulls and repeats inside subtopic lists."""
+    options: dict[str, Any] = {"alpha": alpha, "discount": discount, "beta": beta, "clean": False}
+    return dense_parts(cleaned(lists, field), field, tables, k, **options)
+
+
+def _column(lists: pl.Series, field: str) -> Column | None:
+    """The :class:`Column` of the lists, or None (see :func:`_read`)."""
     import numpy as np
 
     read = _read(lists, field)
@@ -138,38 +156,54 @@ def _rows(lists: pl.Series, field: str, *, clean: bool = True) -> Rows | None:
         return None
     row_offsets, code, pair_offsets, values = read
     if values.null_count:  # type: ignore[attr-defined]
-        return _rows(cleaned(lists, field), field, clean=False) if clean else None
-    value_rank, text_rank, n_values = _value_ranks(pl.from_arrow(values))  # type: ignore[arg-type]
-    if n_values > DENSE_BITS:
         return None
-    pair_counts = np.diff(pair_offsets)
+    value_rank, text_rank, n_values = _value_ranks(pl.from_arrow(values))  # type: ignore[arg-type]
+    text_of = np.arange(n_values, dtype=np.int64)
+    if text_rank is not value_rank and n_values <= DENSE_BITS:  # text and value orders differ
+        text_of += n_values  # unused ranks last
+        text_of[value_rank] = text_rank
+    return Column(row_offsets, code, pair_offsets, value_rank, text_of, n_values)
+
+
+def _block(column: Column, start: int, stop: int) -> Block | None:
+    """The :class:`Block` of the lists ``start`` to ``stop``, or None.
+
+    None where a subtopic repeats in a row's list, or where the block has too
+    many distinct sets of subtopics.
+    """
+    import numpy as np
+
+    first_row, last_row = int(column.row_offsets[start]), int(column.row_offsets[stop])
+    pair_offsets = column.pair_offsets[first_row : last_row + 1]
+    first_pair = int(pair_offsets[0])
+    value_rank = column.value_rank[first_pair : int(pair_offsets[-1])]
+    pair_offsets = pair_offsets - first_pair
     # Each row's set as the sum of its bits (differences of their running total), with
     # fewer bits set than subtopics where one repeats.
     running = np.zeros(len(value_rank) + 1, dtype=np.int64)
     np.cumsum(np.left_shift(np.int64(1), value_rank), out=running[1:])
     row_mask = running[pair_offsets[1:]] - running[pair_offsets[:-1]]
-    if np.any(np.bitwise_count(row_mask) < pair_counts):
-        return _rows(cleaned(lists, field), field, clean=False) if clean else None
+    if np.any(np.bitwise_count(row_mask) < np.diff(pair_offsets)):
+        return None
+    n_values = column.n_values
     present = np.zeros(1 << n_values, dtype=bool)
     present[row_mask] = True
     present[0] = False
     masks = np.flatnonzero(present)
-    n_lists = len(row_offsets) - 1
-    if n_lists * len(masks) > 4 * len(row_mask) + 4096:
+    if (stop - start) * len(masks) > 4 * len(row_mask) + 4096:
         return None
-    text = _text_order(masks, value_rank, text_rank, n_values)
+    text = _text_order(masks, column.text_of, n_values)
     # Columns by decreasing subtopic tuple (values compared as Python does, a prefix first).
     filled = text < n_values
     columns = np.lexsort(np.where(filled, text + 1, 0).T[::-1])[::-1]
     masks, text = masks[columns], text[columns]
     column_of = np.full(1 << n_values, len(masks), dtype=np.int64)
     column_of[masks] = np.arange(len(masks))
-    return Rows(
-        row_offsets=row_offsets,
-        code=code,
+    return Block(
+        row_offsets=column.row_offsets[start : stop + 1] - first_row,
+        code=column.code[first_row:last_row],
         pair_offsets=pair_offsets,
         value_rank=value_rank,
-        row_mask=row_mask,
         n_values=n_values,
         column=column_of[row_mask],
         masks=masks,
@@ -177,14 +211,37 @@ def _rows(lists: pl.Series, field: str, *, clean: bool = True) -> Rows | None:
     )
 
 
-def _text_order(masks: Ints, value_rank: Ints, text_rank: Ints, n_values: int) -> Ints:
+def _part(
+    block: Block,
+    tables: tuple[Floats, Floats],
+    k: int | None,
+    alpha: float,
+    discount: Discount,
+    beta: float,
+) -> Part:
+    """``(S, terms, counts, all_inside, ideal)`` of a block."""
+    import numpy as np
+
+    n_lists, n_masks = len(block.row_offsets) - 1, len(block.masks)
+    row_counts = np.diff(block.row_offsets)
+    row_list = np.repeat(np.arange(n_lists, dtype=np.int64), row_counts)
+    key = row_list * (n_masks + 1) + block.column
+    table = np.bincount(key, minlength=n_lists * (n_masks + 1)).reshape(n_lists, n_masks + 1)
+    available = table[:, :n_masks]
+    union = np.bitwise_or.reduce(np.where(available > 0, block.masks, 0), axis=1)
+    n_subtopics = np.bitwise_count(union).astype(np.int64)
+    ideal = _ideal(block, available, n_subtopics, k, alpha, discount, beta)
+    if not len(block.code):
+        empty = np.zeros(0, dtype=np.float64)
+        return n_subtopics, empty, np.zeros(n_lists, dtype=np.int64), True, ideal
+    terms, counts, all_inside = _terms(block, row_counts, n_subtopics, tables)
+    return n_subtopics, terms, counts, all_inside, ideal
+
+
+def _text_order(masks: Ints, text_of: Ints, n_values: int) -> Ints:
     """Each mask's subtopics (value ranks) in text order, padded with ``n_values``."""
     import numpy as np
 
-    text_of = np.arange(n_values, dtype=np.int64)
-    if text_rank is not value_rank:  # ranks by text differ from ranks by value
-        text_of += n_values  # unused ranks last
-        text_of[value_rank] = text_rank
     text_order = np.argsort(text_of, kind="stable")
     has = ((masks[:, None] >> text_order[None, :]) & 1).astype(bool)
     width = max(int(has.sum(axis=1).max()) if len(masks) else 1, 1)
@@ -235,41 +292,35 @@ def _read(lists: pl.Series, field: str) -> tuple[Ints, Floats, Ints, object] | N
 
 
 def _terms(
-    rows: Rows,
-    start: int,
-    row_counts: Ints,
-    n_subtopics: Ints,
-    tables: tuple[Floats, Floats],
+    block: Block, row_counts: Ints, n_subtopics: Ints, tables: tuple[Floats, Floats]
 ) -> tuple[Floats, Ints, bool]:
-    """The ranking's terms of the lists from ``start`` in order, their number, none left out."""
+    """The ranking's terms of each list of a block in order, their number, none left out."""
     import numpy as np
 
     power, discounts = tables
     n_lists = len(row_counts)
     depth = len(discounts)  # min(k, the longest list of the column)
-    first = rows.row_offsets[start : start + n_lists]
+    first = block.row_offsets[:-1]
     position = np.arange(depth, dtype=np.int64)
     in_list = position[None, :] < row_counts[:, None]
     # The rows within the cutoff (row 0 elsewhere, left out), retrieved.
     row = np.where(in_list, first[:, None] + position[None, :], 0)
-    inside = in_list & (rows.code[row] >= 0.0)
-    pair_first = rows.pair_offsets[row]
-    pair_count = np.where(inside, rows.pair_offsets[row + 1] - pair_first, 0)
+    inside = in_list & (block.code[row] >= 0.0)
+    pair_first = block.pair_offsets[row]
+    pair_count = np.where(inside, block.pair_offsets[row + 1] - pair_first, 0)
     width = max(int(pair_count.max()), 1)
     # The pairs in list order: (list, position, place in the row's list).
     entry = np.flatnonzero(np.arange(width) < pair_count[:, :, None])
     at = entry // width
-    value = rows.value_rank[pair_first.ravel()[at] + entry % width]
-    column = np.where(inside, rows.column[row], len(rows.masks))
-    counted = _earlier(column, rows.masks, rows.n_values, at, value)
+    value = block.value_rank[pair_first.ravel()[at] + entry % width]
+    column = np.where(inside, block.column[row], len(block.masks))
+    counted = _earlier(column, block.masks, block.n_values, at, value)
     pair_list = at // depth
     with np.errstate(divide="ignore"):
         per_subtopic = 1.0 / n_subtopics.astype(np.float64)
     terms = (per_subtopic[pair_list] * power[counted]) * discounts[at % depth]
     counts = np.bincount(pair_list, minlength=n_lists)
-    stop = int(rows.row_offsets[start + n_lists])
-    n_pairs = int(rows.pair_offsets[stop] - rows.pair_offsets[int(first[0])]) if n_lists else 0
-    return terms, counts, len(terms) == n_pairs
+    return terms, counts, len(terms) == int(block.pair_offsets[-1])
 
 
 def _earlier(column: Ints, masks: Ints, n_values: int, at: Ints, value: Ints) -> Ints:
@@ -289,17 +340,19 @@ def _earlier(column: Ints, masks: Ints, n_values: int, at: Ints, value: Ints) ->
         spread = (((sets[:, None] >> bit) & 1) << (field * bit)).sum(axis=1)
         row_spread = spread[column]
         running = np.cumsum(row_spread, axis=1) - row_spread
-        return (running.ravel()[at] >> (field * value)) & ((1 << field) - 1)
+        counted: Ints = (running.ravel()[at] >> (field * value)) & ((1 << field) - 1)
+        return counted
     covered = np.empty((n_values, n_lists, depth), dtype=np.int64)
     mask = sets[column]
     for one in range(n_values):
         has = (mask >> one) & 1
         covered[one] = np.cumsum(has, axis=1) - has
-    return covered.ravel()[value * (n_lists * depth) + at]
+    counted = covered.ravel()[value * (n_lists * depth) + at]
+    return counted
 
 
 def _ideal(
-    rows: Rows,
+    block: Block,
     available: Ints,
     n_subtopics: Ints,
     k: int | None,
@@ -316,7 +369,7 @@ def _ideal(
     length = n_docs if k is None else np.minimum(n_docs, k)
     if not n_masks or not length.any():
         return result
-    n_values, text = rows.n_values, rows.text
+    n_values, text = block.n_values, block.text
     width = text.shape[1]
     covers = np.zeros((n_masks, n_values + 1), dtype=np.int64)
     np.put_along_axis(covers, text, 1, axis=1)
