@@ -213,3 +213,33 @@ def test_dense_path_where_it_applies(
     batched, expressions = _both(frame, build, monkeypatch)
     assert batched.to_dicts() == expressions.to_dicts()
     assert (sum(blocks) == 3 * 60) is dense
+
+
+def test_dense_path_on_chunked_sliced_and_empty_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Arrow buffers read as they lie: several chunks, a slice, lists sliced, no lists."""
+    frame = _frame(7, text=False, docs=None, n_queries=30)
+    ranking = diversity_statistics.subtopic_ranking(
+        "subtopics", "score", True, "stable", as_given=True
+    )
+    listed = ranking.listed([diversity_batched.SUBTOPICS])
+    lists = frame.group_by("query").agg(listed.alias("lists"))["lists"]
+    options: dict[str, Any] = {
+        "alpha": 0.5,
+        "discount": "log",
+        "k": 7,
+        "beta": 0.5,
+        "scale": 1.0,
+        "no_relevant": "null",
+    }
+    cases = {
+        "chunks": pl.concat([lists.slice(0, 11), lists.slice(11)], rechunk=False),
+        "slice": lists.slice(5, 17),
+        "lists sliced": lists.list.slice(2, 9),
+        "none": lists.slice(0, 0),
+    }
+    for name, case in cases.items():
+        dense = diversity_batched.normalised_values(case, pl.lit(0.0), **options)
+        with monkeypatch.context() as patch:
+            patch.setattr(diversity_batched, "dense_parts", lambda *_, **__: None)
+            general = diversity_batched.normalised_values(case, pl.lit(0.0), **options)
+        assert dense.to_list() == general.to_list(), name

@@ -120,17 +120,30 @@ def dense_parts(
             return _dense_cleaned(lists, field, tables, k, alpha, discount, beta)
         return None
     n_lists = len(column.row_offsets) - 1
-    # Blocks of lists whose tables (lists × cutoff × subtopics of a row) stay small.
+    if not n_lists:
+        return []
+    # Blocks of lists whose tables (lists × cutoff × subtopics of a row) stay small, as
+    # many as a multiple of the threads, computed side by side (numpy releases the GIL).
     size = min(DENSE_BLOCK, max(1, DENSE_TABLE // (column.n_values * len(tables[1]))))
-    parts = []
-    for start in range(0, n_lists, size):
+    threads = max(1, min(pl.thread_pool_size(), -(-n_lists // size)))
+    n_blocks = -(-n_lists // size)
+    size = max(1, -(-n_lists // (-(-n_blocks // threads) * threads)))
+
+    def compute(start: int) -> Part | None:
         block = _block(column, start, min(start + size, n_lists))
-        if block is None:  # a subtopic repeated in a row's list, or too many sets
-            if clean:
-                return _dense_cleaned(lists, field, tables, k, alpha, discount, beta)
-            return None
-        parts.append(_part(block, tables, k, alpha, discount, beta))
-    return parts
+        return None if block is None else _part(block, tables, k, alpha, discount, beta)
+
+    starts = range(0, n_lists, size)
+    if threads > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(threads) as pool:
+            parts = list(pool.map(compute, starts))
+    else:
+        parts = [compute(start) for start in starts]
+    if any(part is None for part in parts):  # a subtopic repeated in a row's list, or too many sets
+        return _dense_cleaned(lists, field, tables, k, alpha, discount, beta) if clean else None
+    return parts  # type: ignore[return-value]
 
 
 def _dense_cleaned(
