@@ -192,11 +192,15 @@ def _block(column: Column, start: int, stop: int) -> Block | None:
     value_rank = column.value_rank[first_pair : int(pair_offsets[-1])]
     pair_offsets = pair_offsets - first_pair
     # Each row's set as the sum of its bits (differences of their running total), with
-    # fewer bits set than subtopics where one repeats.
-    running = np.zeros(len(value_rank) + 1, dtype=np.int64)
-    np.cumsum(np.left_shift(np.int64(1), value_rank), out=running[1:])
+    # fewer bits set than subtopics where one repeats. In 32 bits while a row's sum fits
+    # (the running total wraps around; the differences do not).
+    pair_counts = np.diff(pair_offsets)
+    wide = len(pair_counts) and int(pair_counts.max()) >= 1 << (31 - DENSE_BITS)
+    bits = (np.int64(1) << np.arange(column.n_values)).astype(np.int64 if wide else np.uint32)
+    running = np.zeros(len(value_rank) + 1, dtype=bits.dtype)
+    np.cumsum(bits[value_rank], out=running[1:])
     row_mask = running[pair_offsets[1:]] - running[pair_offsets[:-1]]
-    if np.any(np.bitwise_count(row_mask) < np.diff(pair_offsets)):
+    if np.any(np.bitwise_count(row_mask) < pair_counts):
         return None
     n_values = column.n_values
     present = np.zeros(1 << n_values, dtype=bool)
