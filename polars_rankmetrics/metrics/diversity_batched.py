@@ -20,7 +20,11 @@ bit for bit:
 - over the greedy ideal of :func:`.diversity_greedy.ideal_values`, null (or 0)
   for a query without a subtopic.
 
-``tests/test_diversity_batched.py`` compares the two bit for bit.
+Where the subtopics are few (at most 16 distinct integers or strings) and the
+rows carry no document ids, :func:`.diversity_dense.dense_parts` computes the
+same parts with bit masks; the arrays of :mod:`.diversity_flat` and the pools
+of :mod:`.diversity_greedy` serve the other columns.
+``tests/test_diversity_batched.py`` compares both with the expressions, bit for bit.
 
 The subtopic lists may come as given (:func:`.diversity_statistics.subtopic_ranking`
 carries them so for these measures alone): nulls and repeats inside a list are
