@@ -94,7 +94,7 @@ def profile(n_queries: int, repeat: int) -> list[tuple[str, float, float]]:
     available = table.reshape(size, n_masks + 1)[:, :n_masks]
     union = np.bitwise_or.reduce(np.where(available > 0, block.masks, 0), axis=1)
     n_subtopics = np.bitwise_count(union).astype(np.int64)
-    terms, counts, _ = dense._terms(block, row_counts, n_subtopics, tables)
+    terms, counts = dense._terms(block, 0, row_counts, n_subtopics, tables)
     all_terms = np.concatenate([terms] * round(scale))
     all_counts = np.concatenate([counts] * round(scale))
 
@@ -152,7 +152,7 @@ def profile(n_queries: int, repeat: int) -> list[tuple[str, float, float]]:
         ),
         (
             "part: the ranking's terms",
-            lambda: dense._terms(block, row_counts, n_subtopics, tables),
+            lambda: dense._terms(block, 0, row_counts, n_subtopics, tables),
             scale,
         ),
         (

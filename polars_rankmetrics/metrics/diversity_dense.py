@@ -122,9 +122,9 @@ def dense_parts(
     n_lists = len(column.row_offsets) - 1
     if not n_lists:
         return []
-    # Blocks of lists whose tables (lists × cutoff × subtopics of a row) stay small, as
-    # many as a multiple of the threads, computed side by side (numpy releases the GIL).
-    size = min(DENSE_BLOCK, max(1, DENSE_TABLE // (column.n_values * len(tables[1]))))
+    # Blocks of lists, as many as a multiple of the threads, computed side by side (numpy
+    # releases the GIL).
+    size = DENSE_BLOCK
     threads = max(1, min(pl.thread_pool_size(), -(-n_lists // size)))
     n_blocks = -(-n_lists // size)
     size = max(1, -(-n_lists // (-(-n_blocks // threads) * threads)))
@@ -251,8 +251,15 @@ def _part(
     if not len(block.code):
         empty = np.zeros(0, dtype=np.float64)
         return n_subtopics, empty, np.zeros(n_lists, dtype=np.int64), True, ideal
-    terms, counts, all_inside = _terms(block, row_counts, n_subtopics, tables)
-    return n_subtopics, terms, counts, all_inside, ideal
+    # The ranking's terms in parts whose tables (lists × cutoff × subtopics) stay small.
+    size = max(1, DENSE_TABLE // (block.n_values * len(tables[1])))
+    parts = [
+        _terms(block, start, row_counts[start : start + size], n_subtopics, tables)
+        for start in range(0, n_lists, size)
+    ]
+    terms = np.concatenate([part[0] for part in parts])
+    counts = np.concatenate([part[1] for part in parts])
+    return n_subtopics, terms, counts, len(terms) == int(block.pair_offsets[-1]), ideal
 
 
 def _text_order(masks: Ints, text_of: Ints, n_values: int) -> Ints:
@@ -309,15 +316,22 @@ def _read(lists: pl.Series, field: str) -> tuple[Ints, Floats, Ints, object] | N
 
 
 def _terms(
-    block: Block, row_counts: Ints, n_subtopics: Ints, tables: tuple[Floats, Floats]
-) -> tuple[Floats, Ints, bool]:
-    """The ranking's terms of each list of a block in order, their number, none left out."""
+    block: Block,
+    start: int,
+    row_counts: Ints,
+    n_subtopics: Ints,
+    tables: tuple[Floats, Floats],
+) -> tuple[Floats, Ints]:
+    """The ranking's terms of the block's lists from ``start`` in order, and their number.
+
+    As many lists as ``row_counts`` (their lengths).
+    """
     import numpy as np
 
     power, discounts = tables
     n_lists = len(row_counts)
     depth = len(discounts)  # min(k, the longest list of the column)
-    first = block.row_offsets[:-1]
+    first = block.row_offsets[start : start + n_lists]
     position = np.arange(depth, dtype=np.int64)
     in_list = position[None, :] < row_counts[:, None]
     # The rows within the cutoff (row 0 elsewhere, left out), retrieved.
@@ -334,10 +348,10 @@ def _terms(
     counted = _earlier(column, block.masks, block.n_values, at, value)
     pair_list = at // depth
     with np.errstate(divide="ignore"):
-        per_subtopic = 1.0 / n_subtopics.astype(np.float64)
+        per_subtopic = 1.0 / n_subtopics[start : start + n_lists].astype(np.float64)
     terms = (per_subtopic[pair_list] * power[counted]) * discounts[at % depth]
     counts = np.bincount(pair_list, minlength=n_lists)
-    return terms, counts, len(terms) == int(block.pair_offsets[-1])
+    return terms, counts
 
 
 def _earlier(column: Ints, masks: Ints, n_values: int, at: Ints, value: Ints) -> Ints:
