@@ -175,6 +175,7 @@ def test_subtopics_of_another_type_take_the_expressions(monkeypatch: pytest.Monk
         (True, None, 11, True),
         (False, "int", 14, False),  # document ids: the general path
         (False, None, 17, False),  # more than DENSE_BITS distinct subtopics
+        (True, None, 0, False),  # too many distinct sets for the table (DENSE_SETS 0)
     ],
 )
 def test_dense_path_where_it_applies(
@@ -193,6 +194,8 @@ def test_dense_path_where_it_applies(
 
     monkeypatch.setattr(diversity_dense, "_terms", counted)
     monkeypatch.setattr(diversity_dense, "DENSE_BLOCK", 16)
+    if not universe:
+        monkeypatch.setattr(diversity_dense, "DENSE_SETS", 0)
     rng = random.Random(universe)
     frame = _frame(6, text=text, docs=docs, n_queries=60)
     if universe > 14:  # integers spread over `universe` values

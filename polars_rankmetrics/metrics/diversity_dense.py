@@ -53,6 +53,9 @@ DENSE_BITS = 16
 DENSE_BLOCK = 4096
 """Lists computed together (their tables stay in the processor's caches)."""
 
+DENSE_SETS = 4
+"""A block's (lists × distinct sets) table holds at most this many entries per row (+1,024)."""
+
 DENSE_TABLE = 1 << 20
 """At most this many entries in a block's running counts of each subtopic (lists × cutoff)."""
 
@@ -134,16 +137,23 @@ def dense_parts(
         return None if block is None else _part(block, tables, k, alpha, discount, beta)
 
     starts = range(0, n_lists, size)
-    if threads > 1:
-        from concurrent.futures import ThreadPoolExecutor
+    try:
+        if threads > 1:
+            from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(threads) as pool:
-            parts = list(pool.map(compute, starts))
-    else:
-        parts = [compute(start) for start in starts]
-    if any(part is None for part in parts):  # a subtopic repeated in a row's list, or too many sets
+            with ThreadPoolExecutor(threads) as pool:
+                parts = list(pool.map(compute, starts))
+        else:
+            parts = [compute(start) for start in starts]
+    except _Repeated:
         return _dense_cleaned(lists, field, tables, k, alpha, discount, beta) if clean else None
+    if any(part is None for part in parts):  # too many distinct sets of subtopics
+        return None
     return parts  # type: ignore[return-value]
+
+
+class _Repeated(Exception):
+    """A subtopic repeated in a row's list: the lists are cleaned first."""
 
 
 def _dense_cleaned(
@@ -179,10 +189,9 @@ def _column(lists: pl.Series, field: str) -> Column | None:
 
 
 def _block(column: Column, start: int, stop: int) -> Block | None:
-    """The :class:`Block` of the lists ``start`` to ``stop``, or None.
+    """The :class:`Block` of the lists ``start`` to ``stop``, or None: too many sets.
 
-    None where a subtopic repeats in a row's list, or where the block has too
-    many distinct sets of subtopics.
+    Raises :class:`_Repeated` where a subtopic repeats in a row's list.
     """
     import numpy as np
 
@@ -201,13 +210,13 @@ def _block(column: Column, start: int, stop: int) -> Block | None:
     np.cumsum(bits[value_rank], out=running[1:])
     row_mask = running[pair_offsets[1:]] - running[pair_offsets[:-1]]
     if np.any(np.bitwise_count(row_mask) < pair_counts):
-        return None
+        raise _Repeated
     n_values = column.n_values
     present = np.zeros(1 << n_values, dtype=bool)
     present[row_mask] = True
     present[0] = False
     masks = np.flatnonzero(present)
-    if (stop - start) * len(masks) > 4 * len(row_mask) + 4096:
+    if (stop - start) * len(masks) > DENSE_SETS * (len(row_mask) + 1024):
         return None
     text = _text_order(masks, column.text_of, n_values)
     # Columns by decreasing subtopic tuple (values compared as Python does, a prefix first).
