@@ -173,7 +173,8 @@ def test_subtopics_of_another_type_take_the_expressions(monkeypatch: pytest.Monk
     [
         (False, None, 14, True),
         (True, None, 11, True),
-        (False, "int", 14, False),  # document ids: the general path
+        (False, "int", 14, True),  # document ids break the greedy's ties
+        (True, "str", 11, True),
         (False, None, 17, False),  # more than DENSE_BITS distinct subtopics
         (True, None, 0, False),  # too many distinct sets for the table (DENSE_SETS 0)
     ],
@@ -181,7 +182,7 @@ def test_subtopics_of_another_type_take_the_expressions(monkeypatch: pytest.Monk
 def test_dense_path_where_it_applies(
     text: bool, docs: str | None, universe: int, dense: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The bit-mask path (``diversity_dense``) takes integer and string subtopics without ids.
+    """The bit-mask path (``diversity_dense``) takes integer and string subtopics, ids or not.
 
     Its values are those of the expressions; lists it cannot take go the general way.
     """

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_rankmetrics.engine.ranked import DOC
 from polars_rankmetrics.metrics.diversity_flat import _value_ranks, cleaned
 from polars_rankmetrics.metrics.diversity_ideal import Discount, _discounts
 
@@ -64,7 +65,8 @@ DENSE_TABLE = 1 << 20
 class Column:
     """A column of ranked lists as read from Arrow: offsets, codes, each pair's subtopic rank.
 
-    ``text_of``: the rank by text of each subtopic rank (unused ranks last).
+    ``text_of``: the rank by text of each subtopic rank (unused ranks last);
+    ``doc_key``: each row's document id as a dense rank (null lowest), or None.
     """
 
     row_offsets: Ints
@@ -73,6 +75,7 @@ class Column:
     value_rank: Ints
     text_of: Ints
     n_values: int
+    doc_key: Ints | None
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,7 @@ class Block:
     column: Ints
     masks: Ints
     text: Ints
+    doc_key: Ints | None
 
 
 def dense_parts(
@@ -177,15 +181,19 @@ def _column(lists: pl.Series, field: str) -> Column | None:
     read = _read(lists, field)
     if read is None:
         return None
-    row_offsets, code, pair_offsets, values = read
+    row_offsets, code, pair_offsets, values, doc = read
     if values.null_count:  # type: ignore[attr-defined]
         return None
+    doc_key = None
+    if doc is not None:  # ranked as doc_keys of diversity_greedy ranks them
+        ranks = pl.from_arrow(doc).rank("dense").fill_null(0)  # type: ignore[union-attr]
+        doc_key = ranks.cast(pl.Int64).to_numpy()
     value_rank, text_rank, n_values = _value_ranks(pl.from_arrow(values))  # type: ignore[arg-type]
     text_of = np.arange(n_values, dtype=np.int64)
     if text_rank is not value_rank and n_values <= DENSE_BITS:  # text and value orders differ
         text_of += n_values  # unused ranks last
         text_of[value_rank] = text_rank
-    return Column(row_offsets, code, pair_offsets, value_rank, text_of, n_values)
+    return Column(row_offsets, code, pair_offsets, value_rank, text_of, n_values, doc_key)
 
 
 def _block(column: Column, start: int, stop: int) -> Block | None:
@@ -234,6 +242,7 @@ def _block(column: Column, start: int, stop: int) -> Block | None:
         column=column_of[row_mask],
         masks=masks,
         text=text,
+        doc_key=None if column.doc_key is None else column.doc_key[first_row:last_row],
     )
 
 
@@ -256,7 +265,7 @@ def _part(
     available = table[:, :n_masks]
     union = np.bitwise_or.reduce(np.where(available > 0, block.masks, 0), axis=1)
     n_subtopics = np.bitwise_count(union).astype(np.int64)
-    ideal = _ideal(block, available, n_subtopics, k, alpha, discount, beta)
+    ideal = _ideal(block, available, n_subtopics, row_list, k, alpha, discount, beta)
     if not len(block.code):
         empty = np.zeros(0, dtype=np.float64)
         return n_subtopics, empty, np.zeros(n_lists, dtype=np.int64), True, ideal
@@ -283,11 +292,11 @@ def _text_order(masks: Ints, text_of: Ints, n_values: int) -> Ints:
     return np.where(filled, text_order[place], n_values)
 
 
-def _read(lists: pl.Series, field: str) -> tuple[Ints, Floats, Ints, object] | None:
-    """The lists' row offsets, the rows' codes (NaN where null), pair offsets, subtopic values.
+def _read(lists: pl.Series, field: str) -> tuple[Ints, Floats, Ints, object, object] | None:
+    """The lists' row offsets, codes (NaN where null), pair offsets, subtopics, document ids.
 
     Views of the Arrow buffers (offsets from 0). None for null lists or rows,
-    fields other than a code and ``field`` (document ids), a null subtopic list
+    fields other than a code, the document ids and ``field``, a null subtopic list
     that is not empty in the buffers, or subtopics neither integers nor strings.
     """
     import numpy as np
@@ -302,9 +311,10 @@ def _read(lists: pl.Series, field: str) -> tuple[Ints, Floats, Ints, object] | N
     if not isinstance(rows, pa.StructArray) or rows.null_count:
         return None
     names = [rows.type.field(i).name for i in range(rows.type.num_fields)]
-    if len(names) != 2 or names[1] != field:
+    if names[1:] not in ([field], sorted([DOC, field])):
         return None
-    code_array, subtopics = rows.flatten()
+    children = dict(zip(names[1:], rows.flatten()[1:], strict=True))
+    code_array, subtopics = rows.flatten()[0], children[field]
     if not (pa.types.is_integer(code_array.type) or pa.types.is_floating(code_array.type)):
         return None
     code = code_array.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
@@ -321,7 +331,7 @@ def _read(lists: pl.Series, field: str) -> tuple[Ints, Floats, Ints, object] | N
         null = subtopics.is_null().to_numpy(zero_copy_only=False)
         if np.any(np.diff(pair_offsets)[null]):
             return None
-    return row_offsets, code, pair_offsets, values
+    return row_offsets, code, pair_offsets, values, children.get(DOC)
 
 
 def _terms(
@@ -395,6 +405,7 @@ def _ideal(
     block: Block,
     available: Ints,
     n_subtopics: Ints,
+    row_list: Ints,
     k: int | None,
     alpha: float,
     discount: Discount,
@@ -429,6 +440,9 @@ def _ideal(
     covers_t = np.ascontiguousarray(covers.T)
     value = np.zeros(n, dtype=np.float64)
     every = np.arange(n, dtype=np.int64)
+    ties = None
+    if block.doc_key is not None:
+        ties = _Ties(block.doc_key, block.column, available, row_list, lists)
     for rank, weight in enumerate(_discounts(discount, longest, beta)):
         active = int(np.searchsorted(ranking, -rank, side="left"))  # lists with length > rank
         if not active:
@@ -445,13 +459,69 @@ def _ideal(
             better = gain[column] > best
             np.maximum(best, gain[column], out=best)
             pick[better] = column
+        if ties is not None:  # among the largest, the largest document id, then first met
+            pick = ties.pick(gain, best)
         value[:active] += weight * best
         flat = pick * n + every[:active]
         left.ravel()[flat] -= 1
         blocked.ravel()[flat[left.ravel()[flat] == 0]] = -np.inf
+        if ties is not None:
+            ties.take(flat)
         counts[:, :active] += np.take(covers_t, pick, axis=1)
     result[lists] = value
     defined = (n_docs > 0) & (n_subtopics != 0)
     result[defined] = result[defined] / n_subtopics[defined].astype(np.float64)
     result[~defined] = 0.0
     return result
+
+
+class _Ties:
+    """With document ids: each set's tie-break key (larger wins), as documents leave it.
+
+    A set's key is its largest remaining document id (a dense rank) times the
+    number of sets, plus its place among its list's sets from the last met (a
+    set met first wins a tie of ids, as Python's ``max`` keeps the first); a
+    (sets × lists) table like the greedy's, over the lists in its order.
+    """
+
+    def __init__(
+        self, doc_key: Ints, column: Ints, available: Ints, row_list: Ints, lists: Ints
+    ) -> None:
+        import numpy as np
+
+        n_lists, n_masks = available.shape
+        row = np.flatnonzero(column < n_masks)  # the documents, in list order
+        pool = row_list[row] * n_masks + column[row]
+        key = doc_key[row]
+        self.keys = key[np.lexsort((key, pool))]  # by set, then id
+        last = np.cumsum(available.ravel()) - 1  # each set's largest id
+        first = np.full(n_lists * n_masks, len(column), dtype=np.int64)
+        np.minimum.at(first, pool, row)
+        met = np.argsort(np.argsort(first.reshape(n_lists, n_masks), axis=1, kind="stable"), axis=1)
+        self.span = n_masks
+        self.base = np.ascontiguousarray((n_masks - 1 - met)[lists].T)
+        self.pointer = np.ascontiguousarray(last.reshape(n_lists, n_masks)[lists].T)
+        self.key = self.keys[np.maximum(self.pointer, 0)] * self.span + self.base
+
+    def pick(self, gain: Floats, best: Floats) -> Ints:
+        """The set each list takes: of largest gain, then of largest key."""
+        import numpy as np
+
+        active = gain.shape[1]
+        pick = np.zeros(active, dtype=np.int64)
+        top = np.where(gain[0] == best, self.key[0, :active], -1)
+        for column in range(1, gain.shape[0]):
+            candidate = np.where(gain[column] == best, self.key[column, :active], -1)
+            better = candidate > top
+            np.maximum(top, candidate, out=top)
+            pick[better] = column
+        return pick
+
+    def take(self, flat: Ints) -> None:
+        """One document out of each set of ``flat`` (places in the flattened tables)."""
+        import numpy as np
+
+        pointer = self.pointer.ravel()
+        pointer[flat] -= 1
+        key = self.keys[np.maximum(pointer[flat], 0)]
+        self.key.ravel()[flat] = key * self.span + self.base.ravel()[flat]
