@@ -66,7 +66,8 @@ class Column:
     """A column of ranked lists as read from Arrow: offsets, codes, each pair's subtopic rank.
 
     ``text_of``: the rank by text of each subtopic rank (unused ranks last);
-    ``doc_key``: each row's document id as a dense rank (null lowest), or None.
+    ``doc_key``: each row's document id as a dense rank among the rows with a
+    subtopic (null lowest; 0 for the others), or None without ids.
     """
 
     row_offsets: Ints
@@ -85,7 +86,8 @@ class Block:
     ``column``: each row's set of subtopics as a column of the ideal's table
     (``len(masks)`` for a row without subtopics); ``masks``: the set of each
     column, in decreasing order of subtopic tuples; ``text``: each column's
-    subtopics (value ranks) in text order, padded with ``n_values``.
+    subtopics (value ranks) in text order, padded with ``n_values``;
+    ``doc_key``: see :class:`Column`.
     """
 
     row_offsets: Ints
@@ -184,10 +186,7 @@ def _column(lists: pl.Series, field: str) -> Column | None:
     row_offsets, code, pair_offsets, values, doc = read
     if values.null_count:  # type: ignore[attr-defined]
         return None
-    doc_key = None
-    if doc is not None:  # ranked as doc_keys of diversity_greedy ranks them
-        ranks = pl.from_arrow(doc).rank("dense").fill_null(0)  # type: ignore[union-attr]
-        doc_key = ranks.cast(pl.Int64).to_numpy()
+    doc_key = None if doc is None else _doc_keys(pl.from_arrow(doc), pair_offsets)  # type: ignore[arg-type]
     value_rank, text_rank, n_values = _value_ranks(pl.from_arrow(values))  # type: ignore[arg-type]
     text_of = np.arange(n_values, dtype=np.int64)
     if text_rank is not value_rank and n_values <= DENSE_BITS:  # text and value orders differ
@@ -244,6 +243,21 @@ def _block(column: Column, start: int, stop: int) -> Block | None:
         text=text,
         doc_key=None if column.doc_key is None else column.doc_key[first_row:last_row],
     )
+
+
+def _doc_keys(doc: pl.Series, pair_offsets: Ints) -> Ints:
+    """Each row's id as a dense rank (null lowest), as ``diversity_greedy.doc_keys`` ranks them.
+
+    Only the rows with a subtopic enter the greedy ideal, so only theirs are
+    ranked (the others read 0). In the calling thread: polars is not called
+    from the blocks' threads (its own pool may be waiting on them).
+    """
+    import numpy as np
+
+    rows = np.flatnonzero(np.diff(pair_offsets) > 0)
+    keys = np.zeros(len(doc), dtype=np.int64)
+    keys[rows] = doc.gather(rows).rank("dense").fill_null(0).cast(pl.Int64).to_numpy()
+    return keys
 
 
 def _part(
@@ -493,7 +507,7 @@ class _Ties:
         row = np.flatnonzero(column < n_masks)  # the documents, in list order
         pool = row_list[row] * n_masks + column[row]
         key = doc_key[row]
-        self.keys = key[np.lexsort((key, pool))]  # by set, then id
+        self.keys = np.sort(pool * (int(key.max()) + 1) + key) % (int(key.max()) + 1)  # by set, id
         last = np.cumsum(available.ravel()) - 1  # each set's largest id
         first = np.full(n_lists * n_masks, len(column), dtype=np.int64)
         np.minimum.at(first, pool, row)
