@@ -20,8 +20,8 @@ bit for bit:
 - over the greedy ideal of :func:`.diversity_greedy.ideal_values`, null (or 0)
   for a query without a subtopic.
 
-Where the subtopics are few (at most 16 distinct integers or strings) and the
-rows carry no document ids, :func:`.diversity_dense.dense_parts` computes the
+Where the subtopics are few (at most 16 distinct integers or strings),
+:func:`.diversity_dense.dense_parts` computes the
 same parts with bit masks; the arrays of :mod:`.diversity_flat` and the pools
 of :mod:`.diversity_greedy` serve the other columns.
 ``tests/test_diversity_batched.py`` compares both with the expressions, bit for bit.

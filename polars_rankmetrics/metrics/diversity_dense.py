@@ -2,10 +2,9 @@
 
 :mod:`.diversity_batched` computes alpha-nDCG, nERR-IA and nNRBP (equal intent
 weights, greedy ideal) for all ranked lists at once. Where the subtopics are
-integers or strings with at most :data:`DENSE_BITS` distinct values, and the
-rows carry no document ids, it computes them here, with the same values bit
-for bit and with fewer, cheaper array passes than the general path
-(:mod:`.diversity_flat`, :mod:`.diversity_greedy`):
+integers or strings with at most :data:`DENSE_BITS` distinct values, it computes
+them here, with the same values bit for bit and with fewer, cheaper array passes
+than the general path (:mod:`.diversity_flat`, :mod:`.diversity_greedy`):
 
 - the lists are read through their Arrow buffers (offsets and flat values,
   without copying), not exploded by polars;
@@ -23,7 +22,9 @@ for bit and with fewer, cheaper array passes than the general path
   list (the first largest: the sets are in decreasing order of their subtopic
   tuples, so it is the one Python's ``max`` keeps), one document out of it and
   its subtopics' counts up by one: a few array operations over the lists still
-  ranking, longest greedy list first.
+  ranking, longest greedy list first. With document ids, ties of gain go to
+  the set whose largest remaining id is largest, then to the set met first
+  (:class:`_Ties`).
 
 ``tests/test_diversity_batched.py`` compares the measures with their
 expressions, bit for bit, on this path and on the general one.
@@ -117,8 +118,8 @@ def dense_parts(
     As :func:`.diversity_batched.normalised_values` computes them on the general
     path: each list's number of distinct subtopics, the terms of its sum in
     order and their number, whether no pair was left out, and the greedy
-    ideal over ``S``. None where this path does not apply (document ids, null
-    lists or rows, subtopics neither integers nor strings, more than
+    ideal over ``S``. None where this path does not apply (null lists or
+    rows, subtopics neither integers nor strings, more than
     :data:`DENSE_BITS` of them, or too many distinct sets). Lists with nulls or
     repeats inside a subtopic list are cleaned first
     (:func:`.diversity_flat.cleaned`).
