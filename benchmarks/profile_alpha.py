@@ -147,7 +147,9 @@ def profile(n_queries: int, repeat: int) -> list[tuple[str, float, float]]:
         ),
         (
             "part: greedy ideal",
-            lambda: dense._ideal(block, available, n_subtopics, **ideal_options),
+            lambda: dense.dense_ideal(
+                available, n_subtopics, block.text, block.n_values, **ideal_options
+            ),
             scale,
         ),
         (

@@ -146,13 +146,13 @@ def test_the_measures_call_it_once_for_all_queries(
 
         monkeypatch.setattr(diversity_greedy, "ideal_values", counted)
     else:  # the bit-mask path of the batched measures (small integer subtopics)
-        dense_ideal = diversity_dense._ideal
+        dense_ideal = diversity_dense.dense_ideal
 
-        def counted_dense(rows: Any, available: Any, *args: Any) -> Any:
+        def counted_dense(available: Any, *args: Any) -> Any:
             calls.append(len(available))
-            return dense_ideal(rows, available, *args)
+            return dense_ideal(available, *args)
 
-        monkeypatch.setattr(diversity_dense, "_ideal", counted_dense)
+        monkeypatch.setattr(diversity_dense, "dense_ideal", counted_dense)
     frame = pl.DataFrame(
         {
             "query": [1, 1, 1, 2, 2, 3],
