@@ -33,10 +33,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
+from polars_rankmetrics.engine.hits import ap_field, ap_terms, count_field, shared_hits, terms_sum
 from polars_rankmetrics.engine.ideal import NETWORK_INPUTS, network_ideal_dcg
 from polars_rankmetrics.engine.ranked import (
     FIELDS,
@@ -118,6 +119,9 @@ class StagedRanked(SharedRanked):
     """
 
     recorded: dict[bytes, tuple[str, pl.Expr]] = field(default_factory=dict)
+    reads_hits: dict[str, tuple[Threshold, _HitsRead, int | None]] = field(default_factory=dict)
+    """The recorded aggregates that read the hits, by field name: the threshold, what they
+    read (a count, whether there is one, AP's sum) and to which cutoff (see :meth:`computed`)."""
 
     @property
     def precision_terms(self) -> pl.Expr:
@@ -131,25 +135,47 @@ class StagedRanked(SharedRanked):
 
     def aggregate(self, value: pl.Expr) -> pl.Expr:
         """Record ``value`` (once per distinct expression); return its field."""
-        value = self._sparse(value)
+        value, read = self._sparse(value)
         key = value.meta.serialize()
         if key not in self.recorded:
             self.recorded[key] = (f"_aggregate_{len(self.recorded)}", value)
-        return pl.field(self.recorded[key][0])
+        name = self.recorded[key][0]
+        read = read or self._hits_read(value)
+        if read is not None:
+            self.reads_hits[name] = (self.threshold, *read)
+        return pl.field(name)
 
-    def _sparse(self, value: pl.Expr) -> pl.Expr:
+    def _sparse(self, value: pl.Expr) -> tuple[pl.Expr, tuple[_HitsRead, int | None] | None]:
         """``value`` as a sum over the hits, where it is a sum of AP's summands in rank order."""
         summed = _summed_in_order(value)
         if summed is None or _TERMS_NAME not in summed.meta.root_names():
-            return value
+            return value, None
         if summed.meta.eq(_TERMS_PLACEHOLDER):
-            return self._sparse_terms_sum(None)
+            return self._sparse_terms_sum(None), ("ap", None)
         literals = [part for part in summed.meta.pop() if part.meta.is_literal()]
         if literals:
             k = pl.select(literals[0]).item()
             if isinstance(k, int) and summed.meta.eq(_TERMS_PLACEHOLDER.head(k)):
-                return self._sparse_terms_sum(k)
-        return value
+                return self._sparse_terms_sum(k), ("ap", k)
+        return value, None
+
+    def _hits_read(self, value: pl.Expr) -> tuple[_HitsRead, int | None] | None:
+        """``('count', k)`` for ``top_hit(k).sum()``, ``('any', k)`` for ``.any()``, else None."""
+        inputs = value.meta.pop()
+        if len(inputs) != 1:
+            return None
+        (hits,) = inputs
+        cutoffs: list[int | None] = [None]
+        for part in hits.meta.pop():
+            cutoffs += [pl.select(sub).item() for sub in part.meta.pop() if sub.meta.is_literal()]
+        for k in cutoffs:
+            if k is None or (isinstance(k, int) and not isinstance(k, bool)):
+                top = self.top_hit(k)
+                if value.meta.eq(top.sum()):
+                    return "count", k
+                if value.meta.eq(top.any()):
+                    return "any", k
+        return None
 
     def _hits(self, k: int | None) -> pl.Expr:
         """1 (UInt32) at each hit of the list's first ``k`` positions, else 0: a list per list."""
@@ -169,11 +195,7 @@ class StagedRanked(SharedRanked):
         (``int_ranges``, list arithmetic, a filter), where the dense
         ``cum_sum``/``cum_count`` cost a call per list.
         """
-        hits = self._hits(k)
-        ranks = pl.int_ranges(1, hits.list.len() + 1, dtype=pl.UInt32) * hits
-        hit_ranks = ranks.list.eval(pl.element().filter(pl.element() > 0)).cast(pl.List(pl.Float64))
-        found = pl.int_ranges(1, hits.list.sum() + 1).cast(pl.List(pl.Float64))
-        return (found / hit_ranks).list.sum().abs().alias(_PER_LIST)
+        return terms_sum(ap_terms(self._hits(k))).alias(_PER_LIST)
 
     def ideal_dcg(self, k: int, gains: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
         """The ideal DCG@k, by a sorting network for ``k <= NETWORK_INPUTS`` (no sort per list).
@@ -200,8 +222,51 @@ class StagedRanked(SharedRanked):
         ``list.eval``, so that polars can run the reductions over every list at
         once.
         """
-        fields = [_per_list(value).alias(name) for name, value in self.recorded.values()]
-        return listed.implode().list.eval(pl.struct(fields)).list.first()
+        shared = self._shared_reads()
+        fields = [
+            _per_list(value).alias(name)
+            for name, value in self.recorded.values()
+            if name not in shared
+        ]
+        if not shared:
+            return listed.implode().list.eval(pl.struct(fields)).list.first()
+        counts = {k for kind, k in shared.values() if kind != "ap"}
+        sums = {k for kind, k in shared.values() if kind == "ap"}
+        fields.append(shared_hits(self._hits(None), counts, sums).alias(_SHARED))
+        reads = [_read_shared(kind, k).alias(name) for name, (kind, k) in shared.items()]
+        per_list = pl.struct(fields).struct.with_fields(reads)
+        return listed.implode().list.eval(per_list).list.first()
+
+    def _shared_reads(self) -> dict[str, tuple[_HitsRead, int | None]]:
+        """The aggregates that read this threshold's hits, when there are two or more.
+
+        They are computed from one :func:`.hits.shared_hits` struct (the hits, their
+        counts and AP's terms once per list) instead of each on its own.
+        """
+        shared = {
+            name: (kind, k)
+            for name, (threshold, kind, k) in self.reads_hits.items()
+            if threshold == self.threshold
+        }
+        return shared if self.shares_hits and len(shared) > 1 else {}
+
+    @property
+    def shares_hits(self) -> bool:
+        """Whether :meth:`computed` may share the hits (the top k path reads a cut list)."""
+        return True
+
+
+_HitsRead = Literal["count", "any", "ap"]
+_SHARED = "_rankmetrics_shared_hits"
+
+
+def _read_shared(kind: _HitsRead, k: int | None) -> pl.Expr:
+    """What an aggregate that reads the hits reads from the shared struct (:mod:`.hits`)."""
+    read = pl.field(_SHARED).struct.field
+    if kind == "ap":
+        return read(ap_field(k))
+    count = read(count_field(k))
+    return count > 0 if kind == "any" else count
 
 
 _CONSTANT = "_rankmetrics_constant"
@@ -248,6 +313,10 @@ def _per_list(value: pl.Expr) -> pl.Expr:
                     # polars 2.1's `list.any()` is a `list.agg` (a call per list); a
                     # count of the true values is a list reduction: the same Booleans.
                     return listed.sum() > 0
+                if reduction == "arg_max":
+                    # `list.arg_max()` costs 4-5x polars' grouped `arg_max` in `list.eval`
+                    # (the same index; null for an empty list).
+                    return pl.element().list.eval(values.arg_max()).list.first()
                 reduced: pl.Expr = getattr(listed, reduction)()
                 return reduced
     summed = _summed_in_order(value)
@@ -492,6 +561,10 @@ class _TopRanked(StagedRanked):
     @property
     def n_relevant(self) -> pl.Expr:
         return self.aggregate(pl.element().first())
+
+    @property
+    def shares_hits(self) -> bool:
+        return False
 
     def _hits(self, k: int | None) -> pl.Expr:
         # The codes are a slice of the list: cut them inside (a call per list).
