@@ -130,3 +130,26 @@ def network_ideal_dcg(labels: pl.Expr, k: int, gains: Callable[[pl.Expr], pl.Exp
     for layer in layers():
         chain = chain.struct.with_fields(_layer(layer))
     return chain.struct.with_fields(_ideal_sum(k, gains)).struct.field(_SUM)
+
+
+def columns_dcg(codes: pl.Expr, k: int, gain_of: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+    """DCG@k of each list of ``codes``, ``k <= NETWORK_INPUTS``, from its first ``k`` as columns.
+
+    The same bits as ``list.eval(gain_of(codes.head(k)) / discounts).list.sum()``,
+    where the slice and the table cost a call per list: the position ``i`` is
+    ``codes.list.get(i)``, its term the same true division (by a column), and
+    the terms are added in rank order. Past a list's end the term is -0.0,
+    which leaves any sum as it is (``x + -0.0 == x``, -0.0 included), and
+    ``list.sum`` of an empty list is -0.0 too.
+    """
+    if not 1 <= k <= NETWORK_INPUTS:
+        msg = f"the DCG by columns reads the top {NETWORK_INPUTS} at most, not {k}"
+        raise ValueError(msg)
+    width = codes.list.len().cast(pl.Float64) * 0.0
+    total: pl.Expr | None = None
+    for i, discount in enumerate(log2_table(k)):
+        code = codes.list.get(i, null_on_oob=True)
+        term = (gain_of(code) / (width + discount)).fill_null(-0.0)
+        total = term if total is None else total + term
+    assert total is not None  # k >= 1
+    return total

@@ -38,7 +38,7 @@ from typing import Any, Literal
 import polars as pl
 
 from polars_rankmetrics.engine.hits import ap_field, ap_terms, count_field, shared_hits, terms_sum
-from polars_rankmetrics.engine.ideal import NETWORK_INPUTS, network_ideal_dcg
+from polars_rankmetrics.engine.ideal import NETWORK_INPUTS, columns_dcg, network_ideal_dcg
 from polars_rankmetrics.engine.ranked import (
     FIELDS,
     RAW,
@@ -196,6 +196,16 @@ class StagedRanked(SharedRanked):
         ``cum_sum``/``cum_count`` cost a call per list.
         """
         return terms_sum(ap_terms(self._hits(k))).alias(_PER_LIST)
+
+    def top_dcg(self, k: int, gain_of: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+        """DCG@k from the first ``k`` codes as columns, for ``k <= NETWORK_INPUTS``.
+
+        The same bits as the list's sum (:func:`.ideal.columns_dcg`); a larger ``k``,
+        or codes in a struct list, take the list's sum.
+        """
+        if k > NETWORK_INPUTS or not self.code.meta.eq(pl.element()):
+            return super().top_dcg(k, gain_of)
+        return self.aggregate(columns_dcg(pl.element(), k, gain_of).alias(_PER_LIST))
 
     def ideal_dcg(self, k: int, gains: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
         """The ideal DCG@k, by a sorting network for ``k <= NETWORK_INPUTS`` (no sort per list).
@@ -565,6 +575,10 @@ class _TopRanked(StagedRanked):
     @property
     def shares_hits(self) -> bool:
         return False
+
+    def top_dcg(self, k: int, gain_of: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+        # The codes are a slice of the list.
+        return Ranked.top_dcg(self, k, gain_of)
 
     def _hits(self, k: int | None) -> pl.Expr:
         # The codes are a slice of the list: cut them inside (a call per list).
