@@ -38,7 +38,12 @@ from typing import Any, Literal
 import polars as pl
 
 from polars_rankmetrics.engine.hits import ap_field, ap_terms, count_field, shared_hits, terms_sum
-from polars_rankmetrics.engine.ideal import NETWORK_INPUTS, columns_dcg, network_ideal_dcg
+from polars_rankmetrics.engine.ideal import (
+    NETWORK_INPUTS,
+    columns_dcg,
+    counted_ideal_dcg,
+    network_ideal_dcg,
+)
 from polars_rankmetrics.engine.ranked import (
     FIELDS,
     RAW,
@@ -120,6 +125,8 @@ class StagedRanked(SharedRanked):
 
     recorded: dict[bytes, tuple[str, pl.Expr]] = field(default_factory=dict)
     reads_hits: dict[str, tuple[Threshold, _HitsRead, int | None]] = field(default_factory=dict)
+    integer_forms: dict[str, pl.Expr] = field(default_factory=dict)
+    """Recorded aggregates (by field name) with a cheaper form for integer labels."""
     """The recorded aggregates that read the hits, by field name: the threshold, what they
     read (a count, whether there is one, AP's sum) and to which cutoff (see :meth:`computed`)."""
 
@@ -217,24 +224,43 @@ class StagedRanked(SharedRanked):
         if k > NETWORK_INPUTS or _IDEAL in self.available:
             return super().ideal_dcg(k, gains)
         labels = pl.element().list.eval(self.label)
-        return self.aggregate(network_ideal_dcg(labels, k, gains).alias(_PER_LIST))
+        value = network_ideal_dcg(labels, k, gains).alias(_PER_LIST)
+        recorded = self.aggregate(value)
+        codes = (
+            pl.element() if self.code.meta.eq(pl.element()) else pl.element().list.eval(self.code)
+        )
+        name = self.recorded[value.meta.serialize()][0]
+        self.integer_forms[name] = counted_ideal_dcg(codes, k, gains).alias(_PER_LIST)
+        return recorded
 
     def divide(self, numerator: pl.Expr, denominator: float) -> pl.Expr:
         """A true division of the per-list values, by a per-list field (see ``Ranked.divide``)."""
         return numerator / self.aggregate(_constant(float(denominator)))
 
-    def computed(self, listed: pl.Expr) -> pl.Expr:
+    def computed(self, listed: pl.Expr, relevance: pl.Expr | None = None) -> pl.Expr:
         """The struct of every recorded aggregate, per ranked list in ``listed``.
 
         ``list.agg`` would evaluate each aggregate once per list. Instead, the
         group's list is wrapped in a list of one (``implode``) and each
         aggregate is evaluated on it by :func:`_per_list` inside one
         ``list.eval``, so that polars can run the reductions over every list at
-        once.
+        once. Where an aggregate has a cheaper form for integer labels (the
+        ideal DCG by counting), the type of the ``relevance`` column picks the
+        form when the plan is built (:data:`INTEGER_LABELS` forces one).
         """
+        other = self._per_lists(listed, {})
+        if not self.integer_forms or relevance is None or INTEGER_LABELS is False:
+            return other
+        integer = self._per_lists(listed, self.integer_forms)
+        if INTEGER_LABELS:
+            return integer
+        return relevance.pipe_with_dtype(_ByLabelType(integer, other))
+
+    def _per_lists(self, listed: pl.Expr, forms: dict[str, pl.Expr]) -> pl.Expr:
+        """:meth:`computed` with the aggregates of ``forms`` in place of the recorded ones."""
         shared = self._shared_reads()
         fields = [
-            _per_list(value).alias(name)
+            _per_list(forms.get(name, value)).alias(name)
             for name, value in self.recorded.values()
             if name not in shared
         ]
@@ -264,6 +290,27 @@ class StagedRanked(SharedRanked):
     def shares_hits(self) -> bool:
         """Whether :meth:`computed` may share the hits (the top k path reads a cut list)."""
         return True
+
+
+INTEGER_LABELS: bool | None = None
+"""Which form of the aggregates :meth:`StagedRanked.computed` builds: ``None`` picks by
+the relevance column's type when the plan is built (the integer forms for integer and
+Boolean labels); tests and ``benchmarks.profile_metrics`` force one (``True`` only on
+integer labels: the integer forms read whole numbers)."""
+
+
+@dataclass(frozen=True)
+class _ByLabelType:
+    """``pipe_with_dtype``'s choice: ``integer`` for integer or Boolean labels, else ``other``.
+
+    A module-level class, so that the expression pickles without cloudpickle.
+    """
+
+    integer: pl.Expr
+    other: pl.Expr
+
+    def __call__(self, relevance: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+        return self.integer if dtype.is_integer() or dtype == pl.Boolean else self.other
 
 
 _HitsRead = Literal["count", "any", "ap"]
@@ -546,7 +593,7 @@ def staged_struct(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -
             whole = SharedRanked(vocabulary.threshold, vocabulary.code, available=staged.available)
             value = vocabulary.aggregate(bound.build(whole))
         fields.append(value.alias(bound.name))
-    return staged.computed(listed).struct.eval(fields)
+    return staged.computed(listed, ranking.relevance).struct.eval(fields)
 
 
 @dataclass(frozen=True, eq=False)
@@ -620,4 +667,9 @@ def staged_value(ranking: Ranking, bound: Bound, usage: Usage) -> pl.Expr:
     """One staged statistic by the shared path, named like the relevance column."""
     listed, staged = _shared_list(ranking, usage.quantities)
     value = bound.build(_for(staged, bound.threshold)).alias(_VALUE)
-    return staged.computed(listed).struct.eval(value).struct.field(_VALUE).name.keep()
+    return (
+        staged.computed(listed, ranking.relevance)
+        .struct.eval(value)
+        .struct.field(_VALUE)
+        .name.keep()
+    )
