@@ -31,8 +31,9 @@ import polars as pl
 
 from polars_rankmetrics.engine.ranked import FIELDS, Ranked
 from polars_rankmetrics.engine.ranking import Ranking
-from polars_rankmetrics.engine.staged import Usage, probe, staged_struct, staged_value, top_value
+from polars_rankmetrics.engine.staged import Usage, probe, staged_struct, staged_value
 from polars_rankmetrics.engine.statistic import Bound
+from polars_rankmetrics.engine.top import top_value
 
 FAST_PATHS = True
 """Whether :func:`evaluate` and :func:`evaluate_one` may take the fast paths.

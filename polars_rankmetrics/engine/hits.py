@@ -22,8 +22,12 @@ terms of AP's, added in the same order), so the bits are the same.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Literal
 
 import polars as pl
+
+HitsRead = Literal["count", "any", "ap"]
+"""What an aggregate reads from the hits: a count, whether there is one, AP's sum."""
 
 HITS = "_rankmetrics_hits"
 TERMS = "_rankmetrics_terms"
@@ -85,3 +89,11 @@ def shared_hits(hits: pl.Expr, counts: Iterable[int | None], sums: Iterable[int 
         ]
         chain = chain.struct.with_fields(second)
     return chain
+
+
+def read_shared(shared: pl.Expr, kind: HitsRead, k: int | None) -> pl.Expr:
+    """What an aggregate of ``kind`` to cutoff ``k`` reads from the ``shared`` struct."""
+    if kind == "ap":
+        return shared.struct.field(ap_field(k))
+    count = shared.struct.field(count_field(k))
+    return count > 0 if kind == "any" else count

@@ -36,6 +36,7 @@ over all lists at once: an ``implode`` would make it a call per list.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 
 import polars as pl
@@ -218,3 +219,18 @@ def counted_ideal_dcg(codes: pl.Expr, k: int, gains: Callable[[pl.Expr], pl.Expr
         total = term if total is None else total + term
     assert total is not None  # k >= 1
     return chain.struct.with_fields(total.alias(_SUM)).struct.field(_SUM)
+
+
+@dataclass(frozen=True)
+class ByLabelType:
+    """``pipe_with_dtype``'s choice: ``integer`` for integer or Boolean labels, else ``other``.
+
+    A module-level class, so that the expression pickles without cloudpickle.
+    """
+
+    integer: pl.Expr
+    other: pl.Expr
+
+    def __call__(self, relevance: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+        """The form for labels of type ``dtype``."""
+        return self.integer if dtype.is_integer() or dtype == pl.Boolean else self.other

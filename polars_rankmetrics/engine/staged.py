@@ -33,13 +33,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 import polars as pl
 
-from polars_rankmetrics.engine.hits import ap_field, ap_terms, count_field, shared_hits, terms_sum
+from polars_rankmetrics.engine.hits import HitsRead, ap_terms, read_shared, shared_hits, terms_sum
 from polars_rankmetrics.engine.ideal import (
     NETWORK_INPUTS,
+    ByLabelType,
     columns_dcg,
     counted_ideal_dcg,
     network_ideal_dcg,
@@ -124,7 +125,7 @@ class StagedRanked(SharedRanked):
     """
 
     recorded: dict[bytes, tuple[str, pl.Expr]] = field(default_factory=dict)
-    reads_hits: dict[str, tuple[Threshold, _HitsRead, int | None]] = field(default_factory=dict)
+    reads_hits: dict[str, tuple[Threshold, HitsRead, int | None]] = field(default_factory=dict)
     integer_forms: dict[str, pl.Expr] = field(default_factory=dict)
     """Recorded aggregates (by field name) with a cheaper form for integer labels."""
     """The recorded aggregates that read the hits, by field name: the threshold, what they
@@ -152,7 +153,7 @@ class StagedRanked(SharedRanked):
             self.reads_hits[name] = (self.threshold, *read)
         return pl.field(name)
 
-    def _sparse(self, value: pl.Expr) -> tuple[pl.Expr, tuple[_HitsRead, int | None] | None]:
+    def _sparse(self, value: pl.Expr) -> tuple[pl.Expr, tuple[HitsRead, int | None] | None]:
         """``value`` as a sum over the hits, where it is a sum of AP's summands in rank order."""
         summed = _summed_in_order(value)
         if summed is None or _TERMS_NAME not in summed.meta.root_names():
@@ -166,7 +167,7 @@ class StagedRanked(SharedRanked):
                 return self._sparse_terms_sum(k), ("ap", k)
         return value, None
 
-    def _hits_read(self, value: pl.Expr) -> tuple[_HitsRead, int | None] | None:
+    def _hits_read(self, value: pl.Expr) -> tuple[HitsRead, int | None] | None:
         """``('count', k)`` for ``top_hit(k).sum()``, ``('any', k)`` for ``.any()``, else None."""
         inputs = value.meta.pop()
         if len(inputs) != 1:
@@ -254,7 +255,7 @@ class StagedRanked(SharedRanked):
         integer = self._per_lists(listed, self.integer_forms)
         if INTEGER_LABELS:
             return integer
-        return relevance.pipe_with_dtype(_ByLabelType(integer, other))
+        return relevance.pipe_with_dtype(ByLabelType(integer, other))
 
     def _per_lists(self, listed: pl.Expr, forms: dict[str, pl.Expr]) -> pl.Expr:
         """:meth:`computed` with the aggregates of ``forms`` in place of the recorded ones."""
@@ -269,11 +270,14 @@ class StagedRanked(SharedRanked):
         counts = {k for kind, k in shared.values() if kind != "ap"}
         sums = {k for kind, k in shared.values() if kind == "ap"}
         fields.append(shared_hits(self._hits(None), counts, sums).alias(_SHARED))
-        reads = [_read_shared(kind, k).alias(name) for name, (kind, k) in shared.items()]
+        reads = [
+            read_shared(pl.field(_SHARED), kind, k).alias(name)
+            for name, (kind, k) in shared.items()
+        ]
         per_list = pl.struct(fields).struct.with_fields(reads)
         return listed.implode().list.eval(per_list).list.first()
 
-    def _shared_reads(self) -> dict[str, tuple[_HitsRead, int | None]]:
+    def _shared_reads(self) -> dict[str, tuple[HitsRead, int | None]]:
         """The aggregates that read this threshold's hits, when there are two or more.
 
         They are computed from one :func:`.hits.shared_hits` struct (the hits, their
@@ -299,31 +303,7 @@ Boolean labels); tests and ``benchmarks.profile_metrics`` force one (``True`` on
 integer labels: the integer forms read whole numbers)."""
 
 
-@dataclass(frozen=True)
-class _ByLabelType:
-    """``pipe_with_dtype``'s choice: ``integer`` for integer or Boolean labels, else ``other``.
-
-    A module-level class, so that the expression pickles without cloudpickle.
-    """
-
-    integer: pl.Expr
-    other: pl.Expr
-
-    def __call__(self, relevance: pl.Expr, dtype: pl.DataType) -> pl.Expr:
-        return self.integer if dtype.is_integer() or dtype == pl.Boolean else self.other
-
-
-_HitsRead = Literal["count", "any", "ap"]
 _SHARED = "_rankmetrics_shared_hits"
-
-
-def _read_shared(kind: _HitsRead, k: int | None) -> pl.Expr:
-    """What an aggregate that reads the hits reads from the shared struct (:mod:`.hits`)."""
-    read = pl.field(_SHARED).struct.field
-    if kind == "ap":
-        return read(ap_field(k))
-    count = read(count_field(k))
-    return count > 0 if kind == "any" else count
 
 
 _CONSTANT = "_rankmetrics_constant"
@@ -594,73 +574,6 @@ def staged_struct(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -
             value = vocabulary.aggregate(bound.build(whole))
         fields.append(value.alias(bound.name))
     return staged.computed(listed, ranking.relevance).struct.eval(fields)
-
-
-@dataclass(frozen=True, eq=False)
-class _TopRanked(StagedRanked):
-    """A ``StagedRanked`` over a group's top ``k`` rows, after what they do not hold.
-
-    The list is R (when the statistic reads it), then the group's ``k`` highest
-    labels (when it reads the ideal ranking), then the codes of its top ``k``
-    rows. The last two parts both hold ``min(k, group length)`` elements.
-    """
-
-    ideal: pl.Expr = field(default_factory=pl.element)
-
-    @classmethod
-    def over(cls, threshold: Threshold, *, with_r: bool, with_ideal: bool) -> _TopRanked:
-        """Read a list with R first when ``with_r``, then the ideal labels when ``with_ideal``."""
-        start = 1 if with_r else 0
-        length = (pl.len() - start) // 2 if with_ideal else pl.len() - start
-        code = pl.element().slice(start + length if with_ideal else start)
-        return cls(threshold, code=code, ideal=pl.element().slice(start, length))
-
-    @property
-    def n_relevant(self) -> pl.Expr:
-        return self.aggregate(pl.element().first())
-
-    @property
-    def shares_hits(self) -> bool:
-        return False
-
-    def top_dcg(self, k: int, gain_of: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
-        # The codes are a slice of the list.
-        return Ranked.top_dcg(self, k, gain_of)
-
-    def _hits(self, k: int | None) -> pl.Expr:
-        # The codes are a slice of the list: cut them inside (a call per list).
-        return pl.element().list.eval(self.top_hit(k).cast(pl.UInt32))
-
-    @property
-    def ideal_labels(self) -> pl.Expr:
-        return self.ideal
-
-    def ideal_dcg(self, k: int, gains: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
-        # The list holds the ideal top k already (sorted on the unsorted group).
-        return Ranked.ideal_dcg(self, k, gains)
-
-
-def top_value(ranking: Ranking, bound: Bound, k: int, usage: Usage) -> pl.Expr:
-    """The staged statistic ``bound`` on each group's top ``k`` rows only (a partial sort).
-
-    R and the ideal ranking's top ``k`` are computed on the unsorted group (R
-    needs no sort, the ideal top ``k`` a sort of the labels alone) and put
-    before the top ``k`` in one list: attaching them to the aggregates
-    afterwards, with ``struct.with_fields``, costs polars a slow per-group path.
-    """
-    threshold = bound.threshold or ranking.threshold
-    with_ideal = bool({_IDEAL, _IDEAL_DCG} & usage.quantities)
-    parts = [ranking.order(ranking.code).head(k).cast(pl.Float64).implode()]
-    if with_ideal:
-        parts.insert(0, ranking.label.sort(descending=True).head(k).implode())
-    if _N_RELEVANT in usage.quantities:
-        parts.insert(0, threshold.admits(ranking.label).sum().cast(pl.Float64).implode())
-    ranked = _TopRanked.over(
-        threshold, with_r=_N_RELEVANT in usage.quantities, with_ideal=with_ideal
-    )
-    listed = parts[0] if len(parts) == 1 else pl.concat_list(parts)
-    value = bound.build(ranked).alias(_VALUE)
-    return ranked.computed(listed).struct.eval(value).struct.field(_VALUE).name.keep()
 
 
 def staged_value(ranking: Ranking, bound: Bound, usage: Usage) -> pl.Expr:
