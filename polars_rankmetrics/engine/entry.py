@@ -37,9 +37,9 @@ from polars_rankmetrics.engine.staged import (
     staged_parts,
     staged_struct,
     staged_value,
-    top_value,
 )
 from polars_rankmetrics.engine.statistic import Bound
+from polars_rankmetrics.engine.top import top_value
 
 _LISTED = "_rankmetrics_listed"
 _PLAIN = "_rankmetrics_plain"
