@@ -234,6 +234,16 @@ def _raw_sum(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
     return ranked.raw.fill_null(0.0).sum()
 
 
+def test_the_running_dcg_is_shared_by_the_gain_measures() -> None:
+    # Rndcg and ndcg_rel read the running DCG and ideal DCG as the list's fields
+    # (computed once per list); with custom gains each computes its own.
+    shared = {"_running_dcg", "_running_ideal_dcg"}
+    bounds = [parse_measure(name).bind("null") for name in ["Rndcg", "ndcg_rel"]]
+    assert shared <= probe(bounds, Threshold()).quantities
+    custom = [parse_measure("ndcg_rel.1=3").bind("null")]
+    assert not shared & probe(custom, Threshold()).quantities
+
+
 FRAME = pl.DataFrame(
     {"score": [3.0, 2.0, 2.0, None], "relevance": [0.0, 2.0, 1.0, 1.0], "q": [1, 1, 1, 1]}
 )

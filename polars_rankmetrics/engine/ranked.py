@@ -277,6 +277,16 @@ class Ranked:
         # A full sort of the list: inside list.agg it is cheaper than a partial top_k.
         return self.label.sort(descending=True)
 
+    @property
+    def running_dcg(self) -> pl.Expr:
+        """DCG to each rank: the retrieved labels over ``log2(rank + 1)``, added in rank order."""
+        return (pl.when(self.retrieved).then(self.label).otherwise(0.0) / self.log2_rank).cum_sum()
+
+    @property
+    def running_ideal_dcg(self) -> pl.Expr:
+        """The ideal ranking's DCG to each rank (its labels, at least 0), added in rank order."""
+        return (self.ideal_labels.clip(lower_bound=0.0) / self.log2_rank).cum_sum()
+
     def ideal_dcg(self, k: int, gains: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
         """The DCG@k of the ideal ranking: ``gains`` of its labels over the discounts, in order.
 

@@ -68,6 +68,8 @@ _RANK = "_rank"
 _TERMS = "_precision_terms"
 _DISCOUNT = "_discount"
 _IDEAL = "_ideal_labels"
+_RUNNING_DCG = "_running_dcg"
+_RUNNING_IDEAL = "_running_ideal_dcg"
 _CODE = "_code"
 _VALUE = "_value"
 # Not a per-position quantity: what the probe records when a statistic reads the
@@ -119,6 +121,20 @@ class SharedRanked(Ranked):
     def ideal_labels(self) -> pl.Expr:
         """The ideal order, read from its field where it was sorted once per list."""
         return self._field(_IDEAL) if _IDEAL in self.available else super().ideal_labels
+
+    @property
+    def running_dcg(self) -> pl.Expr:
+        """DCG to each rank, read from its field where it was computed once per list."""
+        if _RUNNING_DCG in self.available:
+            return self._field(_RUNNING_DCG)
+        return super().running_dcg
+
+    @property
+    def running_ideal_dcg(self) -> pl.Expr:
+        """The ideal DCG to each rank, read from its field where it was computed once per list."""
+        if _RUNNING_IDEAL in self.available:
+            return self._field(_RUNNING_IDEAL)
+        return super().running_ideal_dcg
 
 
 @dataclass(frozen=True, eq=False)
@@ -358,6 +374,16 @@ class _Probe(StagedRanked):
         return super().ideal_labels
 
     @property
+    def running_dcg(self) -> pl.Expr:
+        self.used.add(_RUNNING_DCG)
+        return Ranked(self.threshold).running_dcg
+
+    @property
+    def running_ideal_dcg(self) -> pl.Expr:
+        self.used.add(_RUNNING_IDEAL)
+        return Ranked(self.threshold).running_ideal_dcg
+
+    @property
     def n_relevant(self) -> pl.Expr:
         self.used.add(_N_RELEVANT)
         return super().n_relevant
@@ -480,6 +506,8 @@ def _shared_fields(threshold: Threshold, used: frozenset[str]) -> pl.Expr:
         _IDEAL: lambda: plain.ideal_labels,
         _TERMS: lambda: plain.precision_terms,
         _DISCOUNT: lambda: plain.log2_rank,
+        _RUNNING_DCG: lambda: plain.running_dcg,
+        _RUNNING_IDEAL: lambda: plain.running_ideal_dcg,
     }
     fields = [pl.element().alias(_CODE)]
     fields += [build().alias(name) for name, build in quantities.items() if name in used]
@@ -495,7 +523,7 @@ def _shared_list(
     ``within`` is :attr:`StagedRanked.within`.
     """
     ranked = ranking.ranked() if ranked is None else ranked
-    used = used & {_RANK, _TERMS, _DISCOUNT, _IDEAL}
+    used = used & {_RANK, _TERMS, _DISCOUNT, _IDEAL, _RUNNING_DCG, _RUNNING_IDEAL}
     if not used:
         return ranked, StagedRanked(ranking.threshold, within=within)
     listed = ranked.list.eval(_shared_fields(ranking.threshold, used))

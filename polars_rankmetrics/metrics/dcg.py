@@ -267,6 +267,8 @@ def _cumulative_dcg(ranked: Ranked, gains: Gains) -> tuple[pl.Expr, pl.Expr]:
     Each gain is divided by ``log2(rank + 1)`` and added in rank order, as
     trec_eval does (``cum_sum`` adds in order).
     """
+    if not gains:  # shared by every statistic that reads them (the engine's fields)
+        return ranked.running_dcg, ranked.running_ideal_dcg
     log2_rank = ranked.log2_rank
     dcg = (_retrieved_gain(ranked, gains) / log2_rank).cum_sum()
     ideal = (_ideal_gains(ranked, gains) / log2_rank).cum_sum()
