@@ -366,9 +366,12 @@ def normalized_gain_statistic(
     cost = ideal.clip(lower_bound=1.0).cum_sum()
     found = gain.cum_sum()
     whole = all(float(value).is_integer() for _, value in gains)
-    discount = log2(2.0 + cost - found, whole=whole)
-    term = pl.when(ranked.retrieved & (gain != 0.0)).then(gain / discount)
-    return _safe_ratio(in_order(term.otherwise(0.0)), in_order(ideal))
+    # Only the rows with a gain add a term: the discount is computed for those only.
+    # trec_eval adds them to 0.0 (`+ 0.0`: a sum of -0.0 terms alone is 0.0).
+    has_gain = ranked.retrieved & (gain != 0.0)
+    discount = log2((2.0 + cost - found).filter(has_gain), whole=whole)
+    terms = gain.filter(has_gain) / discount
+    return _safe_ratio(in_order(terms) + 0.0, in_order(ideal))
 
 
 @statistic()
