@@ -258,9 +258,9 @@ def read_common_case(
     same = frame.select(comment, *((pl.col(name) == pl.col(name).first()).all() for name in text))
     if same.get_column("_comment").item():
         return None
-    first = frame.row(0, named=True)
+    first_row = frame.row(0, named=True)
     varying = [name for name in text if not same.get_column(name).item()]
-    if any(char in first[name] for name in text if name not in varying for char in other):
+    if any(char in first_row[name] for name in text if name not in varying for char in other):
         return None
     if (
         varying
