@@ -52,21 +52,19 @@ def find_blocks(frame: pl.DataFrame) -> Blocks | None:
     if frame.height == 0:
         return None
     system, query = pl.col("system"), pl.col("query")
-    start = (system.ne_missing(system.shift(1)) | query.ne_missing(query.shift(1))).fill_null(
-        value=True
-    )
-    marked = frame.with_columns(_start=start)
-    starts = marked.filter(pl.col("_start")).select("system", "query")
+    changed = system.ne_missing(system.shift(1)) | query.ne_missing(query.shift(1))
+    start = frame.select(changed.fill_null(value=True)).to_series()
+    starts = frame.select("system", "query").filter(start)
     if starts.get_column("query").null_count() or starts.n_unique() != starts.height:
         return None
     queries = starts.get_column("query").unique().sort()
     codes = queries.search_sorted(starts.get_column("query")).cast(pl.UInt32)
-    block = (pl.col("_start").cum_sum() - 1).cast(pl.UInt32)
-    coded = marked.with_columns(block.alias(BLOCK)).select(
+    block = (start.cast(pl.UInt32).cum_sum() - 1).set_sorted()
+    coded = frame.select(
         "system",
-        pl.lit(codes).gather(pl.col(BLOCK)).alias("query"),
+        codes.gather(block).alias("query"),
         "doc",
         "score",
-        pl.col(BLOCK).set_sorted(),
+        block.alias(BLOCK),
     )
     return Blocks(coded, queries)
