@@ -9,10 +9,14 @@ subtopics each, random scores). Each step is timed alone, best of
   given, as the batched measures read them);
 - the whole measure, ``group_by(...).agg(rm.alpha_ndcg_at_k(...))``;
 - the batched computation on the sorted lists
-  (:func:`~polars_rankmetrics.metrics.diversity_batched.normalised_values`), and
-  its parts on one block of lists: the flat arrays, the ranking's terms, the
-  ideal's documents, pools, tie-break keys and greedy loop, and the sums of the
-  terms of all lists (as many blocks' terms).
+  (:func:`~polars_rankmetrics.metrics.diversity_batched.normalised_values`), on
+  polars' threads and on one, and by the general path (flat arrays, pools: the
+  path before the bit masks, still taken for document ids or many subtopics);
+- its parts (:mod:`~polars_rankmetrics.metrics.diversity_dense`): reading the
+  Arrow buffers and ranking the subtopics (all lists), then on one block of
+  lists, scaled to all: the rows' masks and the block's sets, the ideal's
+  table, the greedy ideal, the ranking's terms; and the sums of the terms of all
+  lists (as many blocks' terms).
 
 Examples
 --------
@@ -69,32 +73,47 @@ def profile(n_queries: int, repeat: int) -> list[tuple[str, float, float]]:
     from polars_rankmetrics.engine.ranked import SUBTOPICS
 
     batched = importlib.import_module("polars_rankmetrics.metrics.diversity_batched")
-    greedy = importlib.import_module("polars_rankmetrics.metrics.diversity_greedy")
-    flat_module = importlib.import_module("polars_rankmetrics.metrics.diversity_flat")
+    dense = importlib.import_module("polars_rankmetrics.metrics.diversity_dense")
     statistics = importlib.import_module("polars_rankmetrics.metrics.diversity_statistics")
-    ideal_module = importlib.import_module("polars_rankmetrics.metrics.diversity_ideal")
 
     lazy = frame(n_queries).lazy()
     ranking = statistics.subtopic_ranking("subtopics", "score", True, "stable", as_given=True)
     listed = ranking.listed([SUBTOPICS])
     lists = lazy.group_by("query").agg(listed.alias("lists")).collect()["lists"]
-    block = lists.slice(0, batched.BLOCK)
-    scale = len(lists) / len(block)  # the parts, measured on one block, scaled to all
     options = {"alpha": 0.5, "discount": "log", "k": 20, "beta": 0.5, "scale": 1.0}
-    flat = flat_module.flatten(block, SUBTOPICS, clean=True)
+    ideal_options = {"k": 20, "alpha": 0.5, "discount": "log", "beta": 0.5}
     tables = batched._tables(0.5, "log", 0.5, 20, 20)
-    covered = greedy.covered_pairs(flat)
-    terms, counts = batched._ranked_terms(flat, tables, 20)[:2]
-    all_terms, all_counts = (
-        np.concatenate([terms] * round(scale)),
-        np.concatenate([counts] * round(scale)),
-    )
-    doc_list = flat.row_list[covered.doc_row]
-    length = np.minimum(np.bincount(doc_list, minlength=flat.n_lists), 20)
-    pools = greedy._pools(flat, covered, doc_list, length)
-    ties = greedy._tie_keys(pools, covered, None)
-    weight = np.ones(flat.n_gid)
-    discounts = ideal_module._discounts("log", pools.longest, 0.5)
+    column = dense._column(lists, SUBTOPICS)
+    size = min(dense.DENSE_BLOCK, len(lists))
+    scale = len(lists) / size  # the parts, measured on one block, scaled to all
+    block = dense._block(column, 0, size)
+    row_counts = np.diff(block.row_offsets)
+    n_masks = len(block.masks)
+    row_list = np.repeat(np.arange(size), row_counts)
+    table = np.bincount(row_list * (n_masks + 1) + block.column, minlength=size * (n_masks + 1))
+    available = table.reshape(size, n_masks + 1)[:, :n_masks]
+    union = np.bitwise_or.reduce(np.where(available > 0, block.masks, 0), axis=1)
+    n_subtopics = np.bitwise_count(union).astype(np.int64)
+    terms, counts = dense._terms(block, 0, row_counts, n_subtopics, tables)
+    all_terms = np.concatenate([terms] * round(scale))
+    all_counts = np.concatenate([counts] * round(scale))
+
+    def general() -> object:
+        real = batched.dense_parts
+        batched.dense_parts = lambda *_, **__: None
+        try:
+            return batched.normalised_values(lists, pl.lit(0.0), no_relevant="null", **options)
+        finally:
+            batched.dense_parts = real
+
+    def one_thread() -> object:
+        real = dense.pl.thread_pool_size
+        dense.pl.thread_pool_size = lambda: 1
+        try:
+            return batched.normalised_values(lists, pl.lit(0.0), no_relevant="null", **options)
+        finally:
+            dense.pl.thread_pool_size = real
+
     steps: list[tuple[str, Callable[[], object], float]] = [
         (
             "grouped sort (the floor)",
@@ -114,20 +133,34 @@ def profile(n_queries: int, repeat: int) -> list[tuple[str, float, float]]:
             lambda: batched.normalised_values(lists, pl.lit(0.0), no_relevant="null", **options),
             1.0,
         ),
-        ("part: flat arrays", lambda: flat_module.flatten(block, SUBTOPICS, clean=True), scale),
-        ("part: the ranking's terms", lambda: batched._ranked_terms(flat, tables, 20), scale),
+        ("the same, one thread", one_thread, 1.0),
+        ("the same, general path (before: flat arrays, pools)", general, 1.0),
+        ("part: Arrow buffers, subtopic ranks", lambda: dense._column(lists, SUBTOPICS), 1.0),
+        ("part: row masks, sets", lambda: dense._block(column, 0, size), scale),
+        (
+            "part: the ideal's table, S",
+            lambda: np.bincount(
+                np.repeat(np.arange(size), row_counts) * (n_masks + 1) + block.column,
+                minlength=size * (n_masks + 1),
+            ),
+            scale,
+        ),
+        (
+            "part: greedy ideal",
+            lambda: dense.dense_ideal(
+                available, n_subtopics, block.text, block.n_values, **ideal_options
+            ),
+            scale,
+        ),
+        (
+            "part: the ranking's terms",
+            lambda: dense._terms(block, 0, row_counts, n_subtopics, tables),
+            scale,
+        ),
         (
             "part: the ranking's sums",
             lambda: batched._sums(all_terms, all_counts, compensated=True),
             1.0,
-        ),
-        ("part: ideal, documents", lambda: greedy.covered_pairs(flat), scale),
-        ("part: ideal, pools", lambda: greedy._pools(flat, covered, doc_list, length), scale),
-        ("part: ideal, tie-break keys", lambda: greedy._tie_keys(pools, covered, None), scale),
-        (
-            "part: ideal, greedy loop",
-            lambda: greedy._greedy(pools, ties, weight, 0.5, discounts),
-            scale,
         ),
     ]
     rows = []

@@ -22,7 +22,7 @@ import polars as pl
 import pytest
 
 import polars_rankmetrics as rm
-from polars_rankmetrics.metrics import diversity_batched, diversity_statistics
+from polars_rankmetrics.metrics import diversity_batched, diversity_dense, diversity_statistics
 
 
 def _frame(seed: int, *, text: bool, docs: str | None, n_queries: int = 40) -> pl.DataFrame:
@@ -82,6 +82,7 @@ def test_batched_measures_equal_their_expressions(
     seed: int, text: bool, docs: str | None, block: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(diversity_batched, "BLOCK", block)
+    monkeypatch.setattr(diversity_dense, "DENSE_BLOCK", block)
     frame = _frame(seed, text=text, docs=docs)
     common: dict[str, Any] = {"by": ["score", "i"], "descending": [True, False]}
     if docs is not None:
@@ -110,6 +111,7 @@ def test_no_pair_left_out_and_long_lists(block: int, monkeypatch: pytest.MonkeyP
     In blocks of lists, one block's pairs all inside and another's not: compensated in all.
     """
     monkeypatch.setattr(diversity_batched, "BLOCK", block)
+    monkeypatch.setattr(diversity_dense, "DENSE_BLOCK", block)
     rng = random.Random(5)
     lengths = [rng.choice([3, 40, 90, 160]) for _ in range(30)]
     frame = pl.DataFrame(
@@ -164,3 +166,84 @@ def test_subtopics_of_another_type_take_the_expressions(monkeypatch: pytest.Monk
     batched, expressions = _both(frame, build, monkeypatch)
     assert batched.to_dicts() == expressions.to_dicts()
     assert batched["a"].to_list() == pytest.approx([1.0, 1.0 / math.log2(3.0)])
+
+
+@pytest.mark.parametrize(
+    ("text", "docs", "universe", "dense"),
+    [
+        (False, None, 14, True),
+        (True, None, 11, True),
+        (False, "int", 14, True),  # document ids break the greedy's ties
+        (True, "str", 11, True),
+        (False, None, 17, False),  # more than DENSE_BITS distinct subtopics
+        (True, None, 0, False),  # too many distinct sets for the table (DENSE_SETS 0)
+    ],
+)
+def test_dense_path_where_it_applies(
+    text: bool, docs: str | None, universe: int, dense: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bit-mask path (``diversity_dense``) takes integer and string subtopics, ids or not.
+
+    Its values are those of the expressions; lists it cannot take go the general way.
+    """
+    blocks: list[int] = []
+    original = diversity_dense._terms
+
+    def counted(rows: Any, start: int, row_counts: Any, *args: Any) -> Any:
+        blocks.append(len(row_counts))
+        return original(rows, start, row_counts, *args)
+
+    monkeypatch.setattr(diversity_dense, "_terms", counted)
+    monkeypatch.setattr(diversity_dense, "DENSE_BLOCK", 16)
+    if not universe:
+        monkeypatch.setattr(diversity_dense, "DENSE_SETS", 0)
+    rng = random.Random(universe)
+    frame = _frame(6, text=text, docs=docs, n_queries=60)
+    if universe > 14:  # integers spread over `universe` values
+        frame = frame.with_columns(
+            pl.col("subtopics").list.eval(pl.element() * 3 + rng.randrange(5) - 20)
+        )
+    common: dict[str, Any] = {"by": ["score", "i"], "descending": [True, False]}
+    if docs is not None:
+        common["docs"] = "doc"
+
+    def build() -> dict[str, pl.Expr]:
+        return {
+            "a": rm.alpha_ndcg_at_k("subtopics", 10, alpha=0.4, **common),
+            "e": rm.nerr_ia_at_k("subtopics", 30, **common),
+            "n": rm.nnrbp("subtopics", alpha=0.6, beta=0.7, **common),
+        }
+
+    batched, expressions = _both(frame, build, monkeypatch)
+    assert batched.to_dicts() == expressions.to_dicts()
+    assert (sum(blocks) == 3 * 60) is dense
+
+
+def test_dense_path_on_chunked_sliced_and_empty_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Arrow buffers read as they lie: several chunks, a slice, lists sliced, no lists."""
+    frame = _frame(7, text=False, docs=None, n_queries=30)
+    ranking = diversity_statistics.subtopic_ranking(
+        "subtopics", "score", True, "stable", as_given=True
+    )
+    listed = ranking.listed([diversity_batched.SUBTOPICS])
+    lists = frame.group_by("query").agg(listed.alias("lists"))["lists"]
+    options: dict[str, Any] = {
+        "alpha": 0.5,
+        "discount": "log",
+        "k": 7,
+        "beta": 0.5,
+        "scale": 1.0,
+        "no_relevant": "null",
+    }
+    cases = {
+        "chunks": pl.concat([lists.slice(0, 11), lists.slice(11)], rechunk=False),
+        "slice": lists.slice(5, 17),
+        "lists sliced": lists.list.slice(2, 9),
+        "none": lists.slice(0, 0),
+    }
+    for name, case in cases.items():
+        dense = diversity_batched.normalised_values(case, pl.lit(0.0), **options)
+        with monkeypatch.context() as patch:
+            patch.setattr(diversity_batched, "dense_parts", lambda *_, **__: None)
+            general = diversity_batched.normalised_values(case, pl.lit(0.0), **options)
+        assert dense.to_list() == general.to_list(), name

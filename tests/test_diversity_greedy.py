@@ -18,7 +18,11 @@ import polars as pl
 import pytest
 
 import polars_rankmetrics as rm
-from polars_rankmetrics.metrics import diversity_batched, diversity_flat, diversity_greedy
+from polars_rankmetrics.metrics import (
+    diversity_dense,
+    diversity_flat,
+    diversity_greedy,
+)
 from polars_rankmetrics.metrics.diversity_ideal import ideal_value
 
 
@@ -133,14 +137,22 @@ def test_the_measures_call_it_once_for_all_queries(
     with them the ideal alone (``greedy_values``).
     """
     calls: list[int] = []
-    module: Any = diversity_greedy if weighted else diversity_batched
-    original = module.ideal_values
+    if weighted:
+        original = diversity_greedy.ideal_values
 
-    def counted(flat: Any, *args: Any, **options: Any) -> Any:
-        calls.append(flat.n_lists)
-        return original(flat, *args, **options)
+        def counted(flat: Any, *args: Any, **options: Any) -> Any:
+            calls.append(flat.n_lists)
+            return original(flat, *args, **options)
 
-    monkeypatch.setattr(module, "ideal_values", counted)
+        monkeypatch.setattr(diversity_greedy, "ideal_values", counted)
+    else:  # the bit-mask path of the batched measures (small integer subtopics)
+        dense_ideal = diversity_dense.dense_ideal
+
+        def counted_dense(available: Any, *args: Any) -> Any:
+            calls.append(len(available))
+            return dense_ideal(available, *args)
+
+        monkeypatch.setattr(diversity_dense, "dense_ideal", counted_dense)
     frame = pl.DataFrame(
         {
             "query": [1, 1, 1, 2, 2, 3],

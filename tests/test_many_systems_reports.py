@@ -2,11 +2,14 @@
 
 ranx's ``compare`` report is the reference for the superscript letters: on the
 same per-query values (ranx's own), the paired t-test and Tukey's HSD give the
-same letters (both are deterministic); Fisher's randomization test gives the
-same letters on data whose p-values are far from the level (ranx draws its
-permutations with numba's generator seeded 42 and reports ``b / n``; we draw
-with numpy's ``default_rng(seed)`` and report ``(b + 1) / (n + 1)``, so p-values
-near the level may fall on different sides).
+same letters (both are deterministic); Fisher's randomization test gives
+p-values within Monte Carlo error of ranx's and the same letters on every pair
+whose p-value is far from the level. ranx draws its permutations with numba's
+generator and reports ``b / n``; we draw with numpy's ``default_rng(seed)`` and
+report ``(b + 1) / (n + 1)``. ranx's draws are not reproducible from run to run
+(its p-value of run1 against run2 on map@100 was seen at 0.040 and 0.049 with
+the same data), so a pair near the level may fall on either side and is left out
+of the letters' comparison.
 """
 
 from __future__ import annotations
@@ -64,7 +67,9 @@ def _ranx_report(stat_test: str) -> tuple[object, pl.DataFrame, list[str]]:
     return report, pl.DataFrame(rows), metrics
 
 
-def _ranx_letters(report: object, metric: str) -> dict[str, str]:
+def _ranx_letters(
+    report: object, metric: str, leave_out: frozenset[frozenset[str]] = frozenset()
+) -> dict[str, str]:
     names = report.model_names  # type: ignore[attr-defined]
     letters = {}
     for model in names:
@@ -72,10 +77,31 @@ def _ranx_letters(report: object, metric: str) -> dict[str, str]:
             "abcdefghijklmnopqrstuvwxyz"[j]
             for j, other in enumerate(names)
             if other != model
+            and frozenset((model, other)) not in leave_out
             and report.comparisons[model, other][metric]["significant"]  # type: ignore[attr-defined]
             and report.results[model][metric] > report.results[other][metric]  # type: ignore[attr-defined]
         )
     return letters
+
+
+# A randomization p-value this close to the level may fall on either side between two
+# independent draws of permutations (ranx's 1,000 against our 2,000: a standard error of
+# about 0.007 at p = 0.05, so 0.025 is more than three of them).
+NEAR_LEVEL = 0.025
+
+
+def _near_the_level(report: object, pairs: pl.DataFrame, metric: str) -> frozenset[frozenset[str]]:
+    """Pairs whose ranx or our randomization p-value is within NEAR_LEVEL of 0.05."""
+    ours = pairs.filter(pl.col("metric") == metric)
+    near = {
+        frozenset((a, b))
+        for a, b, p in ours.select("system_a", "system_b", "p_value").iter_rows()
+        if abs(p - 0.05) < NEAR_LEVEL
+    }
+    for (a, b), values in report.comparisons.items():  # type: ignore[attr-defined]
+        if abs(values[metric]["p_value"] - 0.05) < NEAR_LEVEL:
+            near.add(frozenset((a, b)))
+    return frozenset(near)
 
 
 @pytest.mark.parametrize(
@@ -91,8 +117,26 @@ def test_letters_equal_ranx_compare(stat_test: str, test: str) -> None:
         n_resamples=2000,  # type: ignore[arg-type]
     )
     for metric in metrics:
-        ours = superscripts(pairs, metric=metric)
-        assert ours == _ranx_letters(report, metric)
+        leave_out: frozenset[frozenset[str]] = frozenset()
+        if test == "randomization":
+            for a, b, p in (
+                pairs.filter(pl.col("metric") == metric)
+                .select("system_a", "system_b", "p_value")
+                .iter_rows()
+            ):
+                theirs = report.comparisons[a, b][metric]["p_value"]  # type: ignore[attr-defined]
+                assert abs(p - theirs) < 0.03, (metric, a, b, p, theirs)
+            leave_out = _near_the_level(report, pairs, metric)
+            assert len(leave_out) <= 1  # the comparison still covers nearly every pair
+            far = [
+                frozenset(pair) not in leave_out
+                for pair in pairs.select("system_a", "system_b").iter_rows()
+            ]
+            pairs_far = pairs.filter(pl.Series(far, dtype=pl.Boolean))
+            ours = superscripts(pairs_far, metric=metric)
+        else:
+            ours = superscripts(pairs, metric=metric)
+        assert ours == _ranx_letters(report, metric, leave_out)
         assert any(ours.values())  # the data does separate some systems
 
 

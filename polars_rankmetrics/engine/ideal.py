@@ -30,6 +30,7 @@ over all lists at once: an ``implode`` would make it a call per list.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from functools import cache
 
 import polars as pl
@@ -38,6 +39,13 @@ from polars_rankmetrics.engine.ranked import log2_table
 
 NETWORK_INPUTS = 10
 """How many positive labels the sorting network orders; more are sorted by ``list.sort``."""
+
+SORTING_NETWORK: ContextVar[bool] = ContextVar("rankmetrics_sorting_network", default=True)
+"""Whether the staged ideal DCG@k takes the network (else it sorts each list, same bits).
+
+Polars takes about 10-15 ms to plan and start the network's ~80 expressions, more
+than it saves below a few hundred thousand rows: ``evaluate()`` turns it off there
+(:func:`polars_rankmetrics.evaluation.topics.topic_values`)."""
 
 COMPARATORS: tuple[tuple[int, int], ...] = (
     (4, 9), (3, 8), (2, 7), (1, 6), (0, 5), (1, 4), (6, 9), (0, 3), (5, 8), (0, 2),

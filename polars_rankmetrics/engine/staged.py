@@ -37,7 +37,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_rankmetrics.engine.ideal import NETWORK_INPUTS, network_ideal_dcg
+from polars_rankmetrics.engine.ideal import NETWORK_INPUTS, SORTING_NETWORK, network_ideal_dcg
 from polars_rankmetrics.engine.ranked import (
     FIELDS,
     RAW,
@@ -182,7 +182,7 @@ class StagedRanked(SharedRanked):
         ``k`` reads the ideal order sorted once per list, and so does any ``k``
         where another statistic has it sorted already (nDCG over the whole ranking).
         """
-        if k > NETWORK_INPUTS or _IDEAL in self.available:
+        if k > NETWORK_INPUTS or _IDEAL in self.available or not SORTING_NETWORK.get():
             return super().ideal_dcg(k, gains)
         labels = pl.element().list.eval(self.label)
         return self.aggregate(network_ideal_dcg(labels, k, gains).alias(_PER_LIST))
@@ -397,7 +397,9 @@ def _probe_remembered(
 ) -> tuple[frozenset[str], bool]:
     """:func:`_probe_one`, answered from :data:`_PROBED` when the same statistic was probed."""
     try:
-        key = (id(bound.statistic), bound.name, bound.no_relevant, bound.params, threshold, fields)
+        statistic = (id(bound.statistic), bound.name, bound.no_relevant, bound.params)
+        # With the network off, the ideal DCG reads the ideal order: another answer.
+        key = (*statistic, threshold, fields, SORTING_NETWORK.get())
         hash(key)
     except TypeError:  # a parameter that cannot be hashed: probe it afresh
         return _probe_one(bound, threshold, fields)

@@ -9,6 +9,7 @@ counts; trec_eval's geometric mean for ``gm_map``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,6 +30,7 @@ from polars_rankmetrics.evaluation.inputs import (
     read_run,
     unique_pairs,
 )
+from polars_rankmetrics.evaluation.one_pass import may_repeat_a_pair, one_pass
 from polars_rankmetrics.evaluation.query_sets import (
     SCORES_MISSING,
     QuerySet,
@@ -116,11 +118,11 @@ class Evaluation:
 
 
 def _check_unique(frame: pl.DataFrame, kind: str) -> None:
-    pair = pl.struct("query", "doc")
-    # Counting distinct 64-bit hashes is a few times cheaper than comparing the
-    # strings; only when two hashes collide are the pairs compared exactly.
-    if frame.select(pair.hash().n_unique()).item() == frame.height:
+    # Comparing 64-bit hashes is a few times cheaper than comparing the strings;
+    # only when two hashes tie are the pairs compared exactly.
+    if not may_repeat_a_pair(frame):
         return
+    pair = pl.struct("query", "doc")
     duplicated = frame.select("query", "doc").filter(pair.is_duplicated())
     if duplicated.height:
         query, doc = duplicated.row(0)
@@ -200,6 +202,21 @@ def _reset(columns: Sequence[Column]) -> list[pl.Expr]:
             continue
         resets.append(pl.when(pl.col(IN_RUN)).then(pl.col(name)).otherwise(value).alias(name))
     return resets
+
+
+def _nothing_evaluated(ignored: int) -> ValueError:
+    return ValueError(
+        "no query is in both the run and the qrels: check that their query ids match "
+        f"(the run has {ignored} query ids the qrels lack)"
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(names: tuple[str, ...], collection_size: int) -> tuple[tuple[Column, ...], bool]:
+    """The columns of ``names`` (``utility``'s sized), and whether one reads subtopics (cached)."""
+    parsed = [column for name in names for column in parse_measures(name)]
+    columns = tuple(_with_collection_size(parsed, collection_size))
+    return columns, reads_subtopics([column.bind("zero") for column in columns])
 
 
 def _with_collection_size(columns: Sequence[Column], size: int) -> list[Column]:
@@ -378,28 +395,56 @@ def evaluate(
     names = measure_names(measures)
     _check_options(relevance_level, max_per_query, tie_break, collection_size)
     query_set = _query_set(queries, complete)
-    parsed = tuple(
-        _with_collection_size(
-            [column for name in names for column in parse_measures(name)], int(collection_size)
-        )
-    )
-    diversity = reads_subtopics([column.bind("zero") for column in parsed])
+    parsed, diversity = _parsed(tuple(names), int(collection_size))
     qrels_frame = read_qrels(qrels, qrels_columns, subtopics=diversity)
     run_frame = read_run(run, run_columns)
     check_not_swapped(qrels_frame, run_frame)
     judgements = qrels_frame  # one row per (query, subtopic, document) for diversity
     if diversity:
         qrels_frame = judged_subtopics(qrels_frame, int(relevance_level))
-    # A NaN score is not retrieved, as in the metric functions: null before -M cuts.
-    run_frame = run_frame.with_columns(pl.col("score").cast(pl.Float64).fill_nan(None))
-    if any((tie_break == "tool" and c.order == "input") for c in parsed) or tie_break == "input":
-        run_frame = run_frame.with_row_index(ROW)
-    if diversity or not unique_pairs(qrels):  # ranx's dicts cannot repeat a pair
-        _check_unique(qrels_frame, "qrels")
+    with_row = tie_break == "input" or (
+        tie_break == "tool" and any(c.order == "input" for c in parsed)
+    )
+    check_qrels = diversity or not unique_pairs(qrels)  # ranx's dicts cannot repeat a pair
     run_id = ""
     if "run_id" in run_frame.columns:
         last = run_frame.get_column("run_id")[-1]
         run_id = "" if last is None else str(last)
+    levels = subtopic_levels(parsed, int(relevance_level))
+    cuts = max_per_query is not None or judged_only or levels
+    if query_set in ("run", "trec_eval") and not cuts:
+        # The common case: everything in one query (see .one_pass).
+        done = one_pass(
+            qrels_frame,
+            run_frame,
+            parsed,
+            relevance_level=int(relevance_level),
+            tie_break=tie_break,
+            with_row=with_row,
+            check=_check_unique,
+            check_qrels=check_qrels,
+            check_run=not unique_pairs(run),
+            refuse_missing=query_set == "trec_eval",
+        )
+        if done.per_query.height == 0:
+            raise _nothing_evaluated(done.ignored_queries)
+        return Evaluation(
+            per_query=done.per_query,
+            aggregate=done.aggregate,
+            run_id=run_id,
+            measures=parsed,
+            n_queries=done.per_query.height,
+            ignored_queries=done.ignored_queries,
+            missing_queries=len(done.missing),
+            no_relevant_queries=done.no_relevant_queries,
+            query_set=query_set,
+        )
+    # A NaN score is not retrieved, as in the metric functions: null before -M cuts.
+    run_frame = run_frame.with_columns(pl.col("score").cast(pl.Float64).fill_nan(None))
+    if with_row:
+        run_frame = run_frame.with_row_index(ROW)
+    if check_qrels:
+        _check_unique(qrels_frame, "qrels")
 
     run_queries = run_frame.get_column("query").unique()
     judged = qrels_frame.get_column("query").unique()
@@ -419,7 +464,6 @@ def evaluate(
     ranked = truncate(ranked, max_per_query)
     if judged_only:
         ranked = judged_only_run(ranked, qrels_frame)
-    levels = subtopic_levels(parsed, int(relevance_level))
     main = [column for column in parsed if column.name not in levels]
     frame = topic_values(qrels_frame, ranked, main, int(relevance_level), tie_break)
     for level, columns in _by_level(parsed, levels).items():
@@ -433,11 +477,7 @@ def evaluate(
     evaluated = frame.filter(pl.col(IN_QRELS) & (scored | scores_missing))
     values = evaluated.with_columns(scored.alias(IN_RUN)).with_columns(_reset(parsed))
     if values.height == 0:
-        msg = (
-            "no query is in both the run and the qrels: check that their query ids match "
-            f"(the run has {ignored} query ids the qrels lack)"
-        )
-        raise ValueError(msg)
+        raise _nothing_evaluated(int(ignored))
     aggregate = values.select(
         column.measure.summarize(pl.col(column.name)).alias(column.name)
         for column in parsed

@@ -374,7 +374,11 @@ def _read(
         mapping = {}  # a TREC file's layout is fixed: a mapping is for tables
     available = lazy.collect_schema().names()
     found = _find_columns(available, side, mapping, argument, extra)
-    frame = lazy.select(pl.col(column).alias(role) for role, column in found.items()).collect()
+    ids = ("query", "doc")  # cast to strings in the same query (a no-op where they are)
+    frame = lazy.select(
+        (pl.col(column).cast(pl.String) if role in ids else pl.col(column)).alias(role)
+        for role, column in found.items()
+    ).collect()
     if frame.height == 0:
         msg = f"the {side} is empty: it has no rows"
         raise ValueError(msg)
@@ -386,7 +390,7 @@ def _read(
         kind = "numeric or boolean" if side == "qrels" else "numeric"
         msg = f"the {side}'s {value} column {found[value]!r} must be {kind}, got {dtype}"
         raise ValueError(msg)
-    return frame.with_columns(pl.col("query", "doc").cast(pl.String))
+    return frame
 
 
 def read_qrels(

@@ -59,8 +59,33 @@ def fill(
 def utf8(codes: Any, lengths: Any) -> tuple[Any, Any, bool]:  # pragma: no cover (compiled)
     """The UTF-8 bytes and the offsets of each row's first ``lengths`` code points.
 
-    False where a code point is a lone surrogate (no UTF-8 for it).
+    False where a code point is a lone surrogate (no UTF-8 for it). Ids are
+    mostly ASCII: one pass writes them a byte each, and the first code point
+    above 127 hands the whole array to :func:`utf8_wide`, which sizes the
+    bytes first.
     """
+    n = codes.shape[0]
+    size = 0
+    for i in range(n):
+        size += lengths[i]
+    data = np.empty(size, np.uint8)
+    offsets = np.empty(n + 1, np.int64)
+    offsets[0] = 0
+    k = 0
+    for i in range(n):
+        for j in range(lengths[i]):
+            c = codes[i, j]
+            if c >= 0x80:
+                return utf8_wide(codes, lengths)
+            data[k] = c
+            k += 1
+        offsets[i + 1] = k
+    return data, offsets, True
+
+
+@njit(cache=True)
+def utf8_wide(codes: Any, lengths: Any) -> tuple[Any, Any, bool]:  # pragma: no cover (compiled)
+    """:func:`utf8` of ids with code points above 127: sized in a first pass, then written."""
     n = codes.shape[0]
     size = 0
     for i in range(n):

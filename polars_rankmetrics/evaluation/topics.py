@@ -15,7 +15,8 @@ from typing import Any
 import polars as pl
 
 from polars_rankmetrics._validate import DocOrder, TieBreak
-from polars_rankmetrics.engine import Ranking, Threshold
+from polars_rankmetrics.engine import Ranking, Threshold, entry
+from polars_rankmetrics.engine.ideal import SORTING_NETWORK
 from polars_rankmetrics.engine.ranked import JUDGEMENT_ORDER
 from polars_rankmetrics.evaluation.subtopics import subtopic_fields
 from polars_rankmetrics.measures import Column
@@ -77,28 +78,70 @@ def _ranking(order: DocOrder, threshold: Threshold, carried: Mapping[str, pl.Exp
     return Ranking.build("relevance", ["score", "doc"], descending, threshold, carried=carried)
 
 
-def _ranked_values(
-    qrels: pl.DataFrame,
-    run: pl.DataFrame,
+def _statistics(
     columns: Sequence[Column],
     threshold: Threshold,
     tie_break: TieBreak,
-) -> pl.LazyFrame:
+    carried: Mapping[str, pl.Expr],
+) -> pl.Expr:
+    """The struct of every column's statistic over each query's ranking(s)."""
+
     def variant(column: Column) -> tuple[bool, DocOrder]:
         order = tie_break if tie_break != "tool" else column.order or "doc_descending"
         return column.judged_only, order
-
-    # The qrels order of each judged row, for ir_measures' Compat (its ideal
-    # orders tied documents so); sorted into the lists only when read.
-    carried = {**subtopic_fields(qrels), JUDGEMENT_ORDER: pl.col(QRELS_ROW)}
 
     def ranking(key: Any) -> Ranking:
         only_judged, order = key
         plain = _ranking(order, threshold, carried)
         return plain.judged_only() if only_judged else plain
 
-    statistics = columns_struct(columns, "zero", variant, ranking)
-    row = [ROW] if ROW in run.columns else []
+    return columns_struct(columns, "zero", variant, ranking)
+
+
+_STRUCTS: dict[tuple[Any, ...], tuple[tuple[object, ...], pl.Expr]] = {}
+""":func:`_statistics`' expressions already built, by the columns (their measures by identity:
+measures are made once, at import), threshold, tie order, carried fields and engine switches.
+Building them costs 1-3 ms, most of ``evaluate()``'s planning on a small run."""
+
+
+def _remembered(
+    columns: Sequence[Column],
+    threshold: Threshold,
+    tie_break: TieBreak,
+    carried: Mapping[str, pl.Expr],
+) -> pl.Expr:
+    """:func:`_statistics`, answered from :data:`_STRUCTS` for columns seen before."""
+    measures = tuple(column.measure for column in columns)
+    try:
+        described = tuple(
+            (c.name, id(c.measure), c.params, c.threshold, c.judged_only, c.order) for c in columns
+        )
+        switches = (SORTING_NETWORK.get(), entry.FAST_PATHS)
+        key = (described, threshold, tie_break, tuple(carried), switches)
+        hash(key)
+    except TypeError:  # a parameter that cannot be hashed: build it afresh
+        return _statistics(columns, threshold, tie_break, carried)
+    known = _STRUCTS.get(key)
+    if known is not None and all(a is b for a, b in zip(known[0], measures, strict=True)):
+        return known[1]
+    statistics = _statistics(columns, threshold, tie_break, carried)
+    if len(_STRUCTS) < 1_000:
+        _STRUCTS[key] = (measures, statistics)
+    return statistics
+
+
+def _ranked_values(
+    qrels: pl.DataFrame,
+    run: pl.DataFrame | pl.LazyFrame,
+    columns: Sequence[Column],
+    threshold: Threshold,
+    tie_break: TieBreak,
+) -> pl.LazyFrame:
+    # The qrels order of each judged row, for ir_measures' Compat (its ideal
+    # orders tied documents so); sorted into the lists only when read.
+    carried = {**subtopic_fields(qrels), JUDGEMENT_ORDER: pl.col(QRELS_ROW)}
+    statistics = _remembered(columns, threshold, tie_break, carried)
+    row = [ROW] if ROW in run.collect_schema() else []
     judged = ["query", "doc", "relevance", *(["subtopics"] if "subtopics" in qrels.columns else [])]
     joined = (
         run.lazy()
@@ -124,6 +167,35 @@ def _ranked_values(
     )
 
 
+NETWORK_MIN_ROWS = 500_000
+"""From how many rows (run and qrels) nDCG@k's ideal takes the sorting network.
+
+Below it, planning the network (10-15 ms) costs more than the sort per query it saves
+(:data:`polars_rankmetrics.engine.ideal.SORTING_NETWORK`); the values are the same bits."""
+
+
+def topic_plan(
+    qrels: pl.DataFrame,
+    run: pl.DataFrame | pl.LazyFrame,
+    columns: Sequence[Column],
+    relevance_level: int,
+    tie_break: TieBreak = "tool",
+    *,
+    rows: int,
+) -> pl.LazyFrame:
+    """:func:`topic_values`' query, not collected; ``rows`` counts the run's and qrels' rows.
+
+    The sorting network of nDCG@k's ideal is planned only from
+    :data:`NETWORK_MIN_ROWS` rows (the same values either way).
+    """
+    network = SORTING_NETWORK.get() and rows >= NETWORK_MIN_ROWS
+    token = SORTING_NETWORK.set(network)
+    try:
+        return _plan(qrels, run, columns, relevance_level, tie_break)
+    finally:
+        SORTING_NETWORK.reset(token)
+
+
 def topic_values(
     qrels: pl.DataFrame,
     run: pl.DataFrame,
@@ -143,9 +215,21 @@ def topic_values(
     relevance read qrels whose judged levels are all 1, at level 1, and the gain
     measures (which trec_eval computes without ``-l``) read the levels themselves.
     """
+    rows = run.height + qrels.height
+    return topic_plan(qrels, run, columns, relevance_level, tie_break, rows=rows).collect()
+
+
+def _plan(
+    qrels: pl.DataFrame,
+    run: pl.DataFrame | pl.LazyFrame,
+    columns: Sequence[Column],
+    relevance_level: int,
+    tie_break: TieBreak,
+) -> pl.LazyFrame:
+    """:func:`topic_values`' query, not collected."""
     if relevance_level > 0:
         threshold = Threshold(relevance_level, inclusive=True)
-        return _ranked_values(qrels, run, columns, threshold, tie_break).sort("query").collect()
+        return _ranked_values(qrels, run, columns, threshold, tie_break).sort("query")
     gains = [column for column in columns if column.measure.key in GAIN_KEYS]
     others = [column for column in columns if column.measure.key not in GAIN_KEYS]
     judged = pl.col("relevance") >= 0
@@ -163,4 +247,4 @@ def topic_values(
     if len(frames) == 2:
         frame = frame.join(frames[1].drop(IN_RUN, IN_QRELS, HAS_RELEVANT), on="query")
     names = [column.name for column in columns]
-    return frame.select("query", IN_RUN, IN_QRELS, HAS_RELEVANT, *names).sort("query").collect()
+    return frame.select("query", IN_RUN, IN_QRELS, HAS_RELEVANT, *names).sort("query")

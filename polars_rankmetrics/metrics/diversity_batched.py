@@ -20,7 +20,11 @@ bit for bit:
 - over the greedy ideal of :func:`.diversity_greedy.ideal_values`, null (or 0)
   for a query without a subtopic.
 
-``tests/test_diversity_batched.py`` compares the two bit for bit.
+Where the subtopics are few (at most 16 distinct integers or strings),
+:func:`.diversity_dense.dense_parts` computes the
+same parts with bit masks; the arrays of :mod:`.diversity_flat` and the pools
+of :mod:`.diversity_greedy` serve the other columns.
+``tests/test_diversity_batched.py`` compares both with the expressions, bit for bit.
 
 The subtopic lists may come as given (:func:`.diversity_statistics.subtopic_ranking`
 carries them so for these measures alone): nulls and repeats inside a list are
@@ -37,6 +41,7 @@ import polars as pl
 
 from polars_rankmetrics._validate import NoRelevant
 from polars_rankmetrics.engine.ranked import DOC, SUBTOPICS
+from polars_rankmetrics.metrics.diversity_dense import dense_parts
 from polars_rankmetrics.metrics.diversity_flat import (
     Flat,
     cleaned,
@@ -115,8 +120,9 @@ def normalised_values(
     longest = max(int(lengths.max() or 0), 1) if len(lengths) else 1  # type: ignore[arg-type]
     depth = longest if k is None else min(k, longest)
     tables = _tables(alpha, discount, beta, depth, depth)
-    parts = []
-    for start in range(0, len(lists), BLOCK):
+    dense = dense_parts(lists, SUBTOPICS, tables, k, alpha=alpha, discount=discount, beta=beta)
+    parts = [] if dense is None else dense
+    for start in range(0, len(lists) if dense is None else 0, BLOCK):
         flat = flatten(lists.slice(start, BLOCK), SUBTOPICS, clean=True)
         if flat is None:
             frame = cleaned(lists, SUBTOPICS).rename("lists").to_frame()
