@@ -57,15 +57,29 @@ def _readable(tree: Any) -> Any:
 
 
 def _parts(measures: list[str]) -> tuple[Any, Any, dict[str, Any], list[Any]]:
-    """The JSON of the whole expression, its sort stage, its ``list.eval``, its aggregates."""
-    import polars_rankmetrics as rm
+    """The JSON of the whole expression, its sort stage, its ``list.eval``, its aggregates.
 
-    text = rm.metrics("relevance", measures, by="score").meta.serialize(format="json")
+    The benchmark's labels are integers (Int8): the aggregates are built in their
+    integer forms (``INTEGER_LABELS``), which the relevance type picks in ``metrics()``.
+    Where aggregates share the hits (``engine/hits.py``), the shared struct is one
+    aggregate and the fields read from it come with the measures' ``struct.eval``.
+    """
+    import polars_rankmetrics as rm
+    import polars_rankmetrics.engine.staged as staged_module
+
+    staged_module.INTEGER_LABELS = True
+    try:
+        text = rm.metrics("relevance", measures, by="score").meta.serialize(format="json")
+    finally:
+        staged_module.INTEGER_LABELS = None
     whole = _readable(json.loads(text))
-    get = whole["StructEval"]["expr"]["Function"]
+    get = copy.deepcopy(whole["StructEval"]["expr"]["Function"])
     staged = get["input"][0]["Eval"]
     sort_stage = staged["expr"]["Agg"]["Implode"]["input"]["Agg"]["Implode"]["input"]
-    aggregates = staged["evaluation"]["Function"]["input"]
+    evaluation = staged["evaluation"]
+    if "StructEval" in evaluation:  # the shared hits: `as_struct(...).struct.with_fields(...)`
+        staged["evaluation"] = evaluation = evaluation["StructEval"]["expr"]
+    aggregates = evaluation["Function"]["input"]
     return whole, sort_stage, get, aggregates
 
 
@@ -93,7 +107,8 @@ def steps(measures: list[str]) -> list[tuple[str, Any]]:
 
     whole, sort_stage, get, aggregates = _parts(measures)
     code = sort_stage["Cast"]["expr"]["SortBy"]["expr"]
-    constant = aggregates[1]  # `list.len() * 0 + 10`: P@10's denominator, no list pass
+    # `list.len() * 0 + 10`: P@10's denominator, no list pass
+    constant = next(part for part in aggregates if "_rankmetrics_constant" in json.dumps(part))
     result = [
         (
             "grouped sort (floor)",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
@@ -39,6 +38,8 @@ def _dispatch(arguments: list[str]) -> int:
         from polars_rankmetrics.trec import cli as trec_cli
 
         return trec_cli.run(arguments[1:])
+    import argparse  # here: trec-eval's start-up does without it
+
     parser = argparse.ArgumentParser(
         prog="rankmetrics", description="Ranking metrics as lazy polars expressions."
     )

@@ -15,8 +15,7 @@ from polars_rankmetrics._validate import (
 )
 from polars_rankmetrics.engine import Ranking, evaluate
 from polars_rankmetrics.engine.ranked import DOC, INTENT_WEIGHTS, SUBTOPICS
-from polars_rankmetrics.measures import Column, parse_measures
-from polars_rankmetrics.measures.resolve import measure_names
+from polars_rankmetrics.measures import Column
 from polars_rankmetrics.metrics.diversity_input import subtopic_columns
 
 
@@ -129,6 +128,9 @@ def metrics(
     │ b     ┆ 1.0      ┆ 0.5 ┆ 1.0 │
     └───────┴──────────┴─────┴─────┘
     """
+    # The name grammars load here, not at import (rankmetrics trec-eval reads none).
+    from polars_rankmetrics.measures.resolve import measure_names, parse_measures
+
     measures = measure_names(measures)
     if len(set(measures)) != len(measures):
         msg = f"`measures` has duplicate names: {list(measures)!r}"

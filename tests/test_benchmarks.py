@@ -53,4 +53,6 @@ def test_the_profile_rebuilds_metrics_from_its_plan(tmp_path: Path) -> None:
     expected = frame.agg(rm.metrics("relevance", list(MEASURES), by="score").alias("m"))
     assert rebuilt.equals(expected.sort("query").collect())
     rows = profile(glob, 1, list(MEASURES))
-    assert len(rows) == 14 and all(cpu >= 0 for _, cpu, _ in rows)
+    # the floor, the code, the sort stage, the staged frame, each aggregate, the whole
+    assert len(rows) == len(steps(list(MEASURES))) >= 6
+    assert all(cpu >= 0 for _, cpu, _ in rows)

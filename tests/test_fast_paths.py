@@ -23,8 +23,9 @@ from polars.testing import assert_frame_equal
 import polars_rankmetrics as rm
 from polars_rankmetrics._validate import NoRelevant
 from polars_rankmetrics.engine import Ranked, Ranking, Threshold, evaluate, statistic
+from polars_rankmetrics.engine.per_list import per_list as _per_list
 from polars_rankmetrics.engine.ranked import FIELDS
-from polars_rankmetrics.engine.staged import StagedRanked, _per_list, probe
+from polars_rankmetrics.engine.staged import StagedRanked, probe
 from polars_rankmetrics.measures import parse_measure, parse_measures
 from tests.metric_table import MEASURES, METRICS, NEEDS_SCORES, MetricCase, subtopic_lists_of
 from tests.rankings import random_rankings

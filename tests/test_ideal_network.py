@@ -1,4 +1,4 @@
-"""The ideal DCG@k by a sorting network (engine/ideal.py): the same bits as sorting each list."""
+"""The ideal DCG@k by a sorting network or by counting (engine/ideal.py): the bits of a sort."""
 
 from __future__ import annotations
 
@@ -11,8 +11,16 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polars_rankmetrics.engine.entry as entry
+import polars_rankmetrics.engine.staged as staged
 from polars_rankmetrics.engine import Ranking, Threshold, evaluate
-from polars_rankmetrics.engine.ideal import NETWORK_INPUTS, layers, network_ideal_dcg
+from polars_rankmetrics.engine.ideal import (
+    COUNTED_LEVELS,
+    NETWORK_INPUTS,
+    counted_ideal_dcg,
+    layers,
+    network_ideal_dcg,
+)
+from polars_rankmetrics.metrics.average_precision import ap_statistic
 from polars_rankmetrics.metrics.dcg import ndcg_statistic
 
 
@@ -99,3 +107,63 @@ def test_fast_ndcg_equals_the_plain_path(
         grouped.select(pl.col("plain").struct.unnest()),
         check_exact=True,
     )
+
+
+@pytest.mark.parametrize("exponential", [False, True])
+@pytest.mark.parametrize("k", [1, 4, 10])
+def test_counted_ideal_dcg_is_the_sorted_sum(k: int, exponential: bool) -> None:
+    # Codes of integer labels: l >= 0 retrieved, -1 - l not retrieved; labels above
+    # COUNTED_LEVELS send their list to the sort.
+    rng = np.random.default_rng(k)
+    lists: list[list[float]] = [[]]
+    for size in [*range(1, 26), 40, 100]:
+        for _ in range(4):
+            labels = rng.choice([0, 0, 1, 2, 3, 4, 5, 9], size)
+            retrieved = rng.random(size) < 0.8
+            lists.append(
+                [float(x if r else -1 - x) for x, r in zip(labels, retrieved, strict=True)]
+            )
+    frame = pl.DataFrame({"codes": lists}, schema={"codes": pl.List(pl.Float64)})
+
+    def gains(label: pl.Expr) -> pl.Expr:
+        return pl.lit(2.0).pow(label) - 1.0 if exponential else label
+
+    got = frame.select(counted_ideal_dcg(pl.col("codes"), k, gains).alias("v"))["v"]
+    want = [_reference([c if c >= 0 else -1 - c for c in codes], k, exponential) for codes in lists]
+    assert got.to_list() == want
+    assert COUNTED_LEVELS < 5  # the lists with a 5 or a 9 took the sort
+
+
+@pytest.mark.parametrize("dtype", [pl.Int8, pl.Int64, pl.UInt8, pl.Boolean])
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+@pytest.mark.parametrize("threshold", [Threshold(0.0), Threshold(2.0, inclusive=True)])
+def test_fast_ndcg_of_integer_labels_equals_the_plain_path(
+    dtype: pl.DataType, gain: str, threshold: Threshold, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ranking = Ranking.build("relevance", "score", True, threshold)
+    bound = [ndcg_statistic.bind(f"n{k}", "null", k=k, gain=gain) for k in (1, 3, 10, 20)]
+    frame = _frame(0).with_columns(
+        (pl.col("relevance") * 2).cast(pl.Int8).cast(dtype, strict=False).alias("relevance")
+    )
+    fast = evaluate(ranking, bound)
+    monkeypatch.setattr(entry, "FAST_PATHS", False)
+    plain = evaluate(ranking, bound)
+    grouped = frame.group_by("query").agg(fast.alias("fast"), plain.alias("plain")).sort("query")
+    assert_frame_equal(
+        grouped.select(pl.col("fast").struct.unnest()),
+        grouped.select(pl.col("plain").struct.unnest()),
+        check_exact=True,
+    )
+
+
+def test_the_relevance_type_picks_the_counted_ideal(monkeypatch: pytest.MonkeyPatch) -> None:
+    ranking = Ranking.build("relevance", "score", True, Threshold())
+    bound = [ndcg_statistic.bind("n10", "null", k=10, gain="linear"), ap_statistic.bind("AP")]
+    frame = _frame(1).with_columns(pl.col("relevance").cast(pl.Int16))
+    by_type = frame.group_by("query").agg(evaluate(ranking, bound)).sort("query")
+    for forced in (True, False):
+        monkeypatch.setattr(staged, "INTEGER_LABELS", forced)
+        forms = frame.group_by("query").agg(evaluate(ranking, bound)).sort("query")
+        assert_frame_equal(by_type, forms, check_exact=True)
+    monkeypatch.setattr(staged, "INTEGER_LABELS", None)
+    assert "PipeWithDtype" in evaluate(ranking, bound).meta.serialize(format="json")

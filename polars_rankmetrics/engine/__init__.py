@@ -2,9 +2,11 @@
 
 Imports point down, in this order: :mod:`.ranked` (the vocabulary statistics are
 written in), :mod:`.ties` (expectations over tied scores), :mod:`.ranking` (the
-sort), :mod:`.ideal` (the ideal order's top k by a sorting network),
+sort), :mod:`.hits` (the hits shared by every count and AP sum), :mod:`.ideal`
+(the ideal order's top k by counting or a sorting network, DCG@k by columns),
 :mod:`.statistic` (how a statistic is declared), :mod:`.staged` (the fast
-paths) and :mod:`.entry` (the one entry point, which picks the path).
+paths), :mod:`.top` (the top k path) and :mod:`.entry` (the one entry point,
+which picks the path).
 """
 
 from polars_rankmetrics.engine.entry import evaluate, evaluate_one, plain

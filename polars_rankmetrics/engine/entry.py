@@ -31,8 +31,19 @@ import polars as pl
 
 from polars_rankmetrics.engine.ranked import FIELDS, Ranked
 from polars_rankmetrics.engine.ranking import Ranking
-from polars_rankmetrics.engine.staged import Usage, probe, staged_struct, staged_value, top_value
+from polars_rankmetrics.engine.staged import (
+    Usage,
+    probe,
+    staged_parts,
+    staged_struct,
+    staged_value,
+)
 from polars_rankmetrics.engine.statistic import Bound
+from polars_rankmetrics.engine.top import top_value
+
+_LISTED = "_rankmetrics_listed"
+_PLAIN = "_rankmetrics_plain"
+_STAGED = "_rankmetrics_staged"
 
 FAST_PATHS = True
 """Whether :func:`evaluate` and :func:`evaluate_one` may take the fast paths.
@@ -118,25 +129,34 @@ def _split(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -> pl.Ex
 
     One statistic that reads a field (bpref's raw labels, in trec_eval's default
     measures) would otherwise put every statistic on the list of fields, each
-    computed whole. The two parts are two structs of one struct, read once by
-    ``struct.eval`` (polars shares no subexpression, so reading each field of a
-    struct expression would compute it again); the fields come in the order of
+    computed whole. Both parts read one sort: the list of fields is sorted once,
+    and the staged part reads its codes (the values of :meth:`.Ranking.ranked`).
+    The two parts are two structs of one struct, read once by ``struct.eval``
+    (polars shares no subexpression, so reading each field of a struct
+    expression would compute it again); the fields come in the order of
     ``statistics``.
     """
     readers = [bound for bound, fields in zip(statistics, usage.fields, strict=True) if fields]
     others = [bound for bound, fields in zip(statistics, usage.fields, strict=True) if not fields]
     if not others:
         return _plain(ranking, statistics, usage)
-    plain_part = _plain(ranking, readers, _probe(ranking, readers))
-    staged_part = staged_struct(ranking, others, _probe(ranking, others))
-    read = {bound.name for bound in readers}
+    listed = pl.field(_LISTED)
+    vocabulary = ranking.listed_vocabulary()
+    plain_part = listed.list.agg(
+        pl.struct([bound.build(_own(vocabulary, bound)).alias(bound.name) for bound in readers])
+    )
+    codes = listed.list.eval(pl.element().struct[0])
+    aggregates, staged = staged_parts(ranking, others, _probe(ranking, others), codes, _STAGED)
+    values = dict(zip([bound.name for bound in others], staged, strict=True))
     fields = [
-        pl.field("_plain" if bound.name in read else "_staged").struct.field(bound.name)
-        for bound in statistics
+        values.get(bound.name, pl.field(_PLAIN).struct.field(bound.name)) for bound in statistics
     ]
-    both = pl.struct(plain_part.alias("_plain"), staged_part.alias("_staged"))
+    # Three steps, none nested: polars reads a `pl.field` inside the input of a
+    # nested `struct.eval` against the inner struct.
+    sorted_once = pl.struct(ranking.listed(usage.read_fields).alias(_LISTED))
+    both = sorted_once.struct.eval(plain_part.alias(_PLAIN), aggregates.alias(_STAGED))
     combined = both.struct.eval(fields)
-    name = staged_part.meta.output_name(raise_if_undetermined=False)
+    name = ranking.ranked().meta.output_name(raise_if_undetermined=False)
     return combined if name is None else combined.alias(name)  # the name of either path
 
 

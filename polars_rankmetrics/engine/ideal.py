@@ -20,6 +20,12 @@ divided by its discount: the same divisions of the same numbers as the sorted
 path's, and the terms this leaves out (of the labels 0, past the positive ones)
 are +0.0, which leave a sum in order unchanged.
 
+For integer labels (:func:`counted_ideal_dcg`) no network is needed where every
+label is at most :data:`COUNTED_LEVELS`: the ideal order's label at position i is
+the number of levels v with more than i labels of v or above, so a count per
+level (a list reduction over all lists at once) gives the sorted top k; the
+other lists are sorted with ``list.sort``.
+
 Polars eliminates no common subexpression inside ``list.eval``, so each layer is
 one ``struct.with_fields`` over the previous one's struct, which it evaluates
 once (a layer that read the previous layer's expressions would rebuild them,
@@ -31,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import cache
 
 import polars as pl
@@ -138,3 +145,100 @@ def network_ideal_dcg(labels: pl.Expr, k: int, gains: Callable[[pl.Expr], pl.Exp
     for layer in layers():
         chain = chain.struct.with_fields(_layer(layer))
     return chain.struct.with_fields(_ideal_sum(k, gains)).struct.field(_SUM)
+
+
+def columns_dcg(codes: pl.Expr, k: int, gain_of: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+    """DCG@k of each list of ``codes``, ``k <= NETWORK_INPUTS``, from its first ``k`` as columns.
+
+    The same bits as ``list.eval(gain_of(codes.head(k)) / discounts).list.sum()``,
+    where the slice and the table cost a call per list: the position ``i`` is
+    ``codes.list.get(i)``, its term the same true division (by a column), and
+    the terms are added in rank order. Past a list's end the term is -0.0,
+    which leaves any sum as it is (``x + -0.0 == x``, -0.0 included), and
+    ``list.sum`` of an empty list is -0.0 too.
+    """
+    if not 1 <= k <= NETWORK_INPUTS:
+        msg = f"the DCG by columns reads the top {NETWORK_INPUTS} at most, not {k}"
+        raise ValueError(msg)
+    width = codes.list.len().cast(pl.Float64) * 0.0
+    total: pl.Expr | None = None
+    for i, discount in enumerate(log2_table(k)):
+        code = codes.list.get(i, null_on_oob=True)
+        term = (gain_of(code) / (width + discount)).fill_null(-0.0)
+        total = term if total is None else total + term
+    assert total is not None  # k >= 1
+    return total
+
+
+COUNTED_LEVELS = 4
+"""The highest integer label :func:`counted_ideal_dcg` counts (trec's 0-4 scales); a list
+with a higher label is sorted instead."""
+
+_CODES = "_rankmetrics_codes"
+_FITS = "_rankmetrics_fits"
+
+
+def _at_least(level: int) -> str:
+    return f"_rankmetrics_at_least_{level}"
+
+
+def counted_ideal_dcg(codes: pl.Expr, k: int, gains: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+    """The ideal DCG@k of each list of codes of *integer* labels, by counting.
+
+    ``codes`` is a list per row of :mod:`.ranked`'s codes (a label ``l >= 0``, or
+    ``-1 - l`` for an unretrieved row), of whole numbers: the caller knows the
+    relevance column's type. Where every label is at most :data:`COUNTED_LEVELS`,
+    the ideal order's label at position ``i`` is the number of levels ``v >= 1``
+    with more than ``i`` labels ``>= v``; the other lists are sorted (``list.sort``
+    on their positive labels; the lists that fit are null there, which costs
+    nothing). The labels are the same whole numbers as the sorted order's, and
+    the terms are :func:`_ideal_sum`'s, added in the same order: the same bits as
+    :func:`network_ideal_dcg`.
+    """
+    if not 1 <= k <= NETWORK_INPUTS:
+        msg = f"the counted ideal orders the top {NETWORK_INPUTS} at most, not {k}"
+        raise ValueError(msg)
+    code = pl.element()
+    levels = range(1, COUNTED_LEVELS + 2)
+    # A label >= v is a code >= v (retrieved) or <= -1 - v (not retrieved).
+    counts = [
+        codes.list.eval((code >= float(v)) | (code <= -1.0 - v)).list.sum().alias(_at_least(v))
+        for v in levels
+    ]
+    chain = pl.struct(codes.alias(_CODES), *counts)
+    fits = pl.field(_at_least(COUNTED_LEVELS + 1)) == 0
+    label = pl.when(code >= 0.0).then(code).otherwise(-1.0 - code)
+    long = (
+        pl.when(fits)
+        .then(None)
+        .otherwise(pl.field(_CODES))
+        .list.eval(label)
+        .list.eval(code.filter(code > 0.0))
+        .list.sort(descending=True)
+    )
+    chain = chain.struct.with_fields(fits.alias(_FITS), long.alias(_LONG))
+    width = pl.field(_at_least(1)).cast(pl.Float64) * 0.0  # a true division, as _ideal_sum's
+    total: pl.Expr | None = None
+    for i, discount in enumerate(log2_table(k)):
+        counted = pl.sum_horizontal([pl.field(_at_least(v)) > i for v in levels[:-1]])
+        sorted_label = pl.field(_LONG).list.get(i, null_on_oob=True).fill_null(0.0)
+        ideal = pl.when(pl.field(_FITS)).then(counted.cast(pl.Float64)).otherwise(sorted_label)
+        term = gains(ideal) / (width + discount)
+        total = term if total is None else total + term
+    assert total is not None  # k >= 1
+    return chain.struct.with_fields(total.alias(_SUM)).struct.field(_SUM)
+
+
+@dataclass(frozen=True)
+class ByLabelType:
+    """``pipe_with_dtype``'s choice: ``integer`` for integer or Boolean labels, else ``other``.
+
+    A module-level class, so that the expression pickles without cloudpickle.
+    """
+
+    integer: pl.Expr
+    other: pl.Expr
+
+    def __call__(self, relevance: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+        """The form for labels of type ``dtype``."""
+        return self.integer if dtype.is_integer() or dtype == pl.Boolean else self.other

@@ -16,7 +16,7 @@ repetition without changing any value:
   ``list.eval`` into a struct list (:class:`SharedRanked` reads them as
   fields); records each distinct aggregate of the staged statistics once
   (:class:`StagedRanked`), computes them all in one ``list.eval`` (each as a
-  list reduction polars runs over all lists at once, see :func:`_per_list`),
+  list reduction polars runs over all lists at once, see :func:`.per_list.per_list`),
   and runs the arithmetic after it on that struct. So R, the hits in the top 10
   or the ideal DCG are computed once per list however many statistics read
   them. A statistic that is not staged is computed whole, as one aggregate.
@@ -37,14 +37,27 @@ from typing import Any
 
 import polars as pl
 
-from polars_rankmetrics.engine.ideal import NETWORK_INPUTS, SORTING_NETWORK, network_ideal_dcg
+from polars_rankmetrics.engine.hits import HitsRead, ap_terms, read_shared, shared_hits, terms_sum
+from polars_rankmetrics.engine.ideal import (
+    NETWORK_INPUTS,
+    SORTING_NETWORK,
+    ByLabelType,
+    columns_dcg,
+    counted_ideal_dcg,
+    network_ideal_dcg,
+)
+from polars_rankmetrics.engine.per_list import (
+    PER_LIST,
+    constant,
+    per_list,
+    summed_in_order,
+)
 from polars_rankmetrics.engine.ranked import (
     FIELDS,
     RAW,
     TOP_DISCOUNT_MAX_K,
     Ranked,
     Threshold,
-    in_order,
 )
 from polars_rankmetrics.engine.ranking import Ranking
 from polars_rankmetrics.engine.statistic import Bound, Statistic
@@ -118,6 +131,13 @@ class StagedRanked(SharedRanked):
     """
 
     recorded: dict[bytes, tuple[str, pl.Expr]] = field(default_factory=dict)
+    within: str | None = None
+    """The field that holds the struct of the aggregates, where it is not the struct itself."""
+    reads_hits: dict[str, tuple[Threshold, HitsRead, int | None]] = field(default_factory=dict)
+    """The recorded aggregates that read the hits, by field name: the threshold, what they
+    read (a count, whether there is one, AP's sum) and to which cutoff (see :meth:`computed`)."""
+    integer_forms: dict[str, pl.Expr] = field(default_factory=dict)
+    """Recorded aggregates (by field name) with a cheaper form for integer labels."""
 
     @property
     def precision_terms(self) -> pl.Expr:
@@ -131,25 +151,47 @@ class StagedRanked(SharedRanked):
 
     def aggregate(self, value: pl.Expr) -> pl.Expr:
         """Record ``value`` (once per distinct expression); return its field."""
-        value = self._sparse(value)
+        value, read = self._sparse(value)
         key = value.meta.serialize()
         if key not in self.recorded:
             self.recorded[key] = (f"_aggregate_{len(self.recorded)}", value)
-        return pl.field(self.recorded[key][0])
+        name = self.recorded[key][0]
+        read = read or self._hits_read(value)
+        if read is not None:
+            self.reads_hits[name] = (self.threshold, *read)
+        return pl.field(name) if self.within is None else pl.field(self.within).struct.field(name)
 
-    def _sparse(self, value: pl.Expr) -> pl.Expr:
+    def _sparse(self, value: pl.Expr) -> tuple[pl.Expr, tuple[HitsRead, int | None] | None]:
         """``value`` as a sum over the hits, where it is a sum of AP's summands in rank order."""
-        summed = _summed_in_order(value)
+        summed = summed_in_order(value)
         if summed is None or _TERMS_NAME not in summed.meta.root_names():
-            return value
+            return value, None
         if summed.meta.eq(_TERMS_PLACEHOLDER):
-            return self._sparse_terms_sum(None)
+            return self._sparse_terms_sum(None), ("ap", None)
         literals = [part for part in summed.meta.pop() if part.meta.is_literal()]
         if literals:
             k = pl.select(literals[0]).item()
             if isinstance(k, int) and summed.meta.eq(_TERMS_PLACEHOLDER.head(k)):
-                return self._sparse_terms_sum(k)
-        return value
+                return self._sparse_terms_sum(k), ("ap", k)
+        return value, None
+
+    def _hits_read(self, value: pl.Expr) -> tuple[HitsRead, int | None] | None:
+        """``('count', k)`` for ``top_hit(k).sum()``, ``('any', k)`` for ``.any()``, else None."""
+        inputs = value.meta.pop()
+        if len(inputs) != 1:
+            return None
+        (hits,) = inputs
+        cutoffs: list[int | None] = [None]
+        for part in hits.meta.pop():
+            cutoffs += [pl.select(sub).item() for sub in part.meta.pop() if sub.meta.is_literal()]
+        for k in cutoffs:
+            if k is None or (isinstance(k, int) and not isinstance(k, bool)):
+                top = self.top_hit(k)
+                if value.meta.eq(top.sum()):
+                    return "count", k
+                if value.meta.eq(top.any()):
+                    return "any", k
+        return None
 
     def _hits(self, k: int | None) -> pl.Expr:
         """1 (UInt32) at each hit of the list's first ``k`` positions, else 0: a list per list."""
@@ -169,11 +211,17 @@ class StagedRanked(SharedRanked):
         (``int_ranges``, list arithmetic, a filter), where the dense
         ``cum_sum``/``cum_count`` cost a call per list.
         """
-        hits = self._hits(k)
-        ranks = pl.int_ranges(1, hits.list.len() + 1, dtype=pl.UInt32) * hits
-        hit_ranks = ranks.list.eval(pl.element().filter(pl.element() > 0)).cast(pl.List(pl.Float64))
-        found = pl.int_ranges(1, hits.list.sum() + 1).cast(pl.List(pl.Float64))
-        return (found / hit_ranks).list.sum().abs().alias(_PER_LIST)
+        return terms_sum(ap_terms(self._hits(k))).alias(PER_LIST)
+
+    def top_dcg(self, k: int, gain_of: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+        """DCG@k from the first ``k`` codes as columns, for ``k <= NETWORK_INPUTS``.
+
+        The same bits as the list's sum (:func:`.ideal.columns_dcg`); a larger ``k``,
+        or codes in a struct list, take the list's sum.
+        """
+        if k > NETWORK_INPUTS or not self.code.meta.eq(pl.element()):
+            return super().top_dcg(k, gain_of)
+        return self.aggregate(columns_dcg(pl.element(), k, gain_of).alias(PER_LIST))
 
     def ideal_dcg(self, k: int, gains: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
         """The ideal DCG@k, by a sorting network for ``k <= NETWORK_INPUTS`` (no sort per list).
@@ -185,89 +233,91 @@ class StagedRanked(SharedRanked):
         if k > NETWORK_INPUTS or _IDEAL in self.available or not SORTING_NETWORK.get():
             return super().ideal_dcg(k, gains)
         labels = pl.element().list.eval(self.label)
-        return self.aggregate(network_ideal_dcg(labels, k, gains).alias(_PER_LIST))
+        value = network_ideal_dcg(labels, k, gains).alias(PER_LIST)
+        recorded = self.aggregate(value)
+        codes = (
+            pl.element() if self.code.meta.eq(pl.element()) else pl.element().list.eval(self.code)
+        )
+        name = self.recorded[value.meta.serialize()][0]
+        self.integer_forms[name] = counted_ideal_dcg(codes, k, gains).alias(PER_LIST)
+        return recorded
 
     def divide(self, numerator: pl.Expr, denominator: float) -> pl.Expr:
         """A true division of the per-list values, by a per-list field (see ``Ranked.divide``)."""
-        return numerator / self.aggregate(_constant(float(denominator)))
+        return numerator / self.aggregate(constant(float(denominator)))
 
-    def computed(self, listed: pl.Expr) -> pl.Expr:
+    def computed(self, listed: pl.Expr, relevance: pl.Expr | None = None) -> pl.Expr:
         """The struct of every recorded aggregate, per ranked list in ``listed``.
 
         ``list.agg`` would evaluate each aggregate once per list. Instead, the
         group's list is wrapped in a list of one (``implode``) and each
-        aggregate is evaluated on it by :func:`_per_list` inside one
+        aggregate is evaluated on it by :func:`.per_list.per_list` inside one
         ``list.eval``, so that polars can run the reductions over every list at
-        once.
+        once. Where an aggregate has a cheaper form for integer labels (the
+        ideal DCG by counting), the type of the ``relevance`` column picks the
+        form when the plan is built (:data:`INTEGER_LABELS` forces one).
         """
-        fields = [_per_list(value).alias(name) for name, value in self.recorded.values()]
-        return listed.implode().list.eval(pl.struct(fields)).list.first()
+        other = self._per_lists(listed, {})
+        if not self.integer_forms or relevance is None or INTEGER_LABELS is False:
+            return other
+        integer = self._per_lists(listed, self.integer_forms)
+        if INTEGER_LABELS:
+            return integer
+        return relevance.pipe_with_dtype(ByLabelType(integer, other))
+
+    def _per_lists(self, listed: pl.Expr, forms: dict[str, pl.Expr]) -> pl.Expr:
+        """:meth:`computed` with the aggregates of ``forms`` in place of the recorded ones."""
+        shared = self._shared_reads()
+        fields = [
+            per_list(forms.get(name, value)).alias(name)
+            for name, value in self.recorded.values()
+            if name not in shared
+        ]
+        if not shared:
+            return listed.implode().list.eval(pl.struct(fields)).list.first()
+        counts = {k for kind, k in shared.values() if kind != "ap"}
+        sums = {k for kind, k in shared.values() if kind == "ap"}
+        fields.append(shared_hits(self._hits(None), counts, sums).alias(_SHARED))
+        reads = [
+            read_shared(pl.field(_SHARED), kind, k).alias(name)
+            for name, (kind, k) in shared.items()
+        ]
+        each_list = pl.struct(fields).struct.with_fields(reads)
+        return listed.implode().list.eval(each_list).list.first()
+
+    def _shared_reads(self) -> dict[str, tuple[HitsRead, int | None]]:
+        """The aggregates that read this threshold's hits, when there are two or more.
+
+        They are computed from one :func:`.hits.shared_hits` struct (the hits, their
+        counts and AP's terms once per list) instead of each on its own.
+        """
+        shared = {
+            name: (kind, k)
+            for name, (threshold, kind, k) in self.reads_hits.items()
+            if threshold == self.threshold
+        }
+        return shared if self.shares_hits and len(shared) > 1 else {}
+
+    @property
+    def shares_hits(self) -> bool:
+        """Whether :meth:`computed` may share the hits (the top k path reads a cut list)."""
+        return True
 
 
-_CONSTANT = "_rankmetrics_constant"
-_PER_LIST = "_rankmetrics_per_list"
-"""The name of an aggregate already written as a reduction over each list (no rewriting)."""
+INTEGER_LABELS: bool | None = None
+"""Which form of the aggregates :meth:`StagedRanked.computed` builds: ``None`` picks by
+the relevance column's type when the plan is built (the integer forms for integer and
+Boolean labels); tests and ``benchmarks.profile_metrics`` force one (``True`` only on
+integer labels: the integer forms read whole numbers)."""
+
+
+_SHARED = "_rankmetrics_shared_hits"
+
+
 _TERMS_NAME = "_rankmetrics_precision_terms"
 _TERMS_PLACEHOLDER = pl.col(_TERMS_NAME)
 """What a staged statistic reads as AP's summands: it never reaches polars (see
 ``StagedRanked.precision_terms``)."""
-
-
-def _constant(value: float) -> pl.Expr:
-    """A number that the fast paths hold once per list (a divisor, see ``StagedRanked.divide``)."""
-    return pl.lit(value, dtype=pl.Float64).alias(_CONSTANT)
-
-
-_REDUCTIONS = ("sum", "any", "arg_max", "max", "first")
-"""Reductions that both ``Expr`` and ``Expr.list`` have, with the same meaning."""
-
-
-def _per_list(value: pl.Expr) -> pl.Expr:
-    """Evaluate the aggregate ``value``, written over ``pl.element()``, on a list element.
-
-    When ``value`` is a reduction of a per-position expression (``hits.sum()``,
-    ``hit.any()``, ``hit.arg_max()``...), it is computed as ``list.eval(hits)``
-    then ``.list.sum()``: polars runs an elementwise ``list.eval`` and the list
-    reduction over all lists at once, where ``list.agg`` makes a call per list
-    (at 100,000 lists of 100, a count of hits in the top 10 takes 3.5 ms
-    instead of 10.6 ms). The values are the same. Any other aggregate (a
-    whole statistic that is not staged) is evaluated with ``list.agg``.
-    """
-    if value.meta.output_name(raise_if_undetermined=False) == _PER_LIST:
-        return value
-    if value.meta.output_name(raise_if_undetermined=False) == _CONSTANT:
-        # The number once per list, by a list length (no call per list).
-        return pl.element().list.len().cast(pl.Float64) * 0.0 + value
-    inputs = value.meta.pop()
-    if len(inputs) == 1:
-        (values,) = inputs
-        for reduction in _REDUCTIONS:
-            if value.meta.eq(getattr(values, reduction)()):
-                listed = pl.element().list.eval(values).list
-                if reduction == "any":
-                    # polars 2.1's `list.any()` is a `list.agg` (a call per list); a
-                    # count of the true values is a list reduction: the same Booleans.
-                    return listed.sum() > 0
-                reduced: pl.Expr = getattr(listed, reduction)()
-                return reduced
-    summed = _summed_in_order(value)
-    if summed is not None:
-        # `list.sum` adds in list order, as `in_order` does (tests/test_fast_paths.py).
-        return pl.element().list.eval(summed).list.sum()
-    # `first` keeps a constant (trec_eval's num_q) to one value: polars 2.1
-    # broadcasts a literal to the list's length in a nested `list.agg`.
-    return pl.element().list.agg(value.first())
-
-
-def _summed_in_order(value: pl.Expr) -> pl.Expr | None:
-    """The values that ``value`` sums with :func:`~.ranked.in_order`, if it is such a sum."""
-    for outer in value.meta.pop():
-        inner = outer.meta.pop()
-        if len(inner) == 1:
-            summed = inner[0].meta.pop()
-            if len(summed) == 1 and value.meta.eq(in_order(summed[0])):
-                return summed[0]
-    return None
 
 
 # ------------------------------------------------------------------- probing
@@ -424,25 +474,33 @@ def _shared_fields(threshold: Threshold, used: frozenset[str]) -> pl.Expr:
     storing it and reading it back (``cum_count`` costs little).
     """
     plain = Ranked(threshold)
-    quantities = {
-        _RANK: plain.rank,
-        _IDEAL: plain.ideal_labels,
-        _TERMS: plain.precision_terms,
-        _DISCOUNT: plain.log2_rank,
+    # Built only where used: the discount's table of log2 values costs milliseconds.
+    quantities: dict[str, Callable[[], pl.Expr]] = {
+        _RANK: lambda: plain.rank,
+        _IDEAL: lambda: plain.ideal_labels,
+        _TERMS: lambda: plain.precision_terms,
+        _DISCOUNT: lambda: plain.log2_rank,
     }
     fields = [pl.element().alias(_CODE)]
-    fields += [expr.alias(name) for name, expr in quantities.items() if name in used]
+    fields += [build().alias(name) for name, build in quantities.items() if name in used]
     return pl.struct(fields)
 
 
-def _shared_list(ranking: Ranking, used: frozenset[str]) -> tuple[pl.Expr, StagedRanked]:
-    """The group's ranked list with the ``used`` quantities as fields, and how to read it."""
+def _shared_list(
+    ranking: Ranking, used: frozenset[str], ranked: pl.Expr | None = None, within: str | None = None
+) -> tuple[pl.Expr, StagedRanked]:
+    """The group's ranked list with the ``used`` quantities as fields, and how to read it.
+
+    ``ranked`` is the ranked list when it was sorted already (:meth:`.Ranking.ranked`'s);
+    ``within`` is :attr:`StagedRanked.within`.
+    """
+    ranked = ranking.ranked() if ranked is None else ranked
     used = used & {_RANK, _TERMS, _DISCOUNT, _IDEAL}
     if not used:
-        return ranking.ranked(), StagedRanked(ranking.threshold)
-    listed = ranking.ranked().list.eval(_shared_fields(ranking.threshold, used))
+        return ranked, StagedRanked(ranking.threshold, within=within)
+    listed = ranked.list.eval(_shared_fields(ranking.threshold, used))
     code = pl.element().struct.field(_CODE)
-    return listed, StagedRanked(ranking.threshold, code=code, available=used)
+    return listed, StagedRanked(ranking.threshold, code=code, available=used, within=within)
 
 
 def _for(vocabulary: StagedRanked, threshold: Threshold | None) -> StagedRanked:
@@ -459,7 +517,25 @@ def staged_struct(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -
     one aggregate. Valid when the ranking keeps one order for its ties (not
     ``'average'``) and no statistic reads raw labels.
     """
-    listed, staged = _shared_list(ranking, usage.quantities)
+    aggregates, fields = staged_parts(ranking, statistics, usage)
+    return aggregates.struct.eval(fields)
+
+
+def staged_parts(
+    ranking: Ranking,
+    statistics: Sequence[Bound],
+    usage: Usage,
+    ranked: pl.Expr | None = None,
+    within: str | None = None,
+) -> tuple[pl.Expr, list[pl.Expr]]:
+    """:func:`staged_struct` in two parts: the struct of the aggregates, and the statistics.
+
+    The statistics are expressions over the aggregates' fields (``pl.field``),
+    for ``struct.eval`` on the first part, or on a struct that holds it as the
+    field ``within``. ``ranked`` is the ranked list where it was sorted already
+    (see :func:`_shared_list`).
+    """
+    listed, staged = _shared_list(ranking, usage.quantities, ranked, within)
     fields = []
     for bound, is_staged in zip(statistics, usage.staged, strict=True):
         vocabulary = _for(staged, bound.threshold)
@@ -469,70 +545,16 @@ def staged_struct(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -
             whole = SharedRanked(vocabulary.threshold, vocabulary.code, available=staged.available)
             value = vocabulary.aggregate(bound.build(whole))
         fields.append(value.alias(bound.name))
-    return staged.computed(listed).struct.eval(fields)
-
-
-@dataclass(frozen=True, eq=False)
-class _TopRanked(StagedRanked):
-    """A ``StagedRanked`` over a group's top ``k`` rows, after what they do not hold.
-
-    The list is R (when the statistic reads it), then the group's ``k`` highest
-    labels (when it reads the ideal ranking), then the codes of its top ``k``
-    rows. The last two parts both hold ``min(k, group length)`` elements.
-    """
-
-    ideal: pl.Expr = field(default_factory=pl.element)
-
-    @classmethod
-    def over(cls, threshold: Threshold, *, with_r: bool, with_ideal: bool) -> _TopRanked:
-        """Read a list with R first when ``with_r``, then the ideal labels when ``with_ideal``."""
-        start = 1 if with_r else 0
-        length = (pl.len() - start) // 2 if with_ideal else pl.len() - start
-        code = pl.element().slice(start + length if with_ideal else start)
-        return cls(threshold, code=code, ideal=pl.element().slice(start, length))
-
-    @property
-    def n_relevant(self) -> pl.Expr:
-        return self.aggregate(pl.element().first())
-
-    def _hits(self, k: int | None) -> pl.Expr:
-        # The codes are a slice of the list: cut them inside (a call per list).
-        return pl.element().list.eval(self.top_hit(k).cast(pl.UInt32))
-
-    @property
-    def ideal_labels(self) -> pl.Expr:
-        return self.ideal
-
-    def ideal_dcg(self, k: int, gains: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
-        # The list holds the ideal top k already (sorted on the unsorted group).
-        return Ranked.ideal_dcg(self, k, gains)
-
-
-def top_value(ranking: Ranking, bound: Bound, k: int, usage: Usage) -> pl.Expr:
-    """The staged statistic ``bound`` on each group's top ``k`` rows only (a partial sort).
-
-    R and the ideal ranking's top ``k`` are computed on the unsorted group (R
-    needs no sort, the ideal top ``k`` a sort of the labels alone) and put
-    before the top ``k`` in one list: attaching them to the aggregates
-    afterwards, with ``struct.with_fields``, costs polars a slow per-group path.
-    """
-    threshold = bound.threshold or ranking.threshold
-    with_ideal = bool({_IDEAL, _IDEAL_DCG} & usage.quantities)
-    parts = [ranking.order(ranking.code).head(k).cast(pl.Float64).implode()]
-    if with_ideal:
-        parts.insert(0, ranking.label.sort(descending=True).head(k).implode())
-    if _N_RELEVANT in usage.quantities:
-        parts.insert(0, threshold.admits(ranking.label).sum().cast(pl.Float64).implode())
-    ranked = _TopRanked.over(
-        threshold, with_r=_N_RELEVANT in usage.quantities, with_ideal=with_ideal
-    )
-    listed = parts[0] if len(parts) == 1 else pl.concat_list(parts)
-    value = bound.build(ranked).alias(_VALUE)
-    return ranked.computed(listed).struct.eval(value).struct.field(_VALUE).name.keep()
+    return staged.computed(listed, ranking.relevance), fields
 
 
 def staged_value(ranking: Ranking, bound: Bound, usage: Usage) -> pl.Expr:
     """One staged statistic by the shared path, named like the relevance column."""
     listed, staged = _shared_list(ranking, usage.quantities)
     value = bound.build(_for(staged, bound.threshold)).alias(_VALUE)
-    return staged.computed(listed).struct.eval(value).struct.field(_VALUE).name.keep()
+    return (
+        staged.computed(listed, ranking.relevance)
+        .struct.eval(value)
+        .struct.field(_VALUE)
+        .name.keep()
+    )

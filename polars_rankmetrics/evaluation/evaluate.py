@@ -53,8 +53,7 @@ from polars_rankmetrics.evaluation.topics import (
     truncate,
 )
 from polars_rankmetrics.evaluation.topics import judged_only as judged_only_run
-from polars_rankmetrics.measures import Column, parse_measures
-from polars_rankmetrics.measures.resolve import measure_names
+from polars_rankmetrics.measures import Column
 
 Source: TypeAlias = str | Path | pl.LazyFrame | pl.DataFrame | Any
 """A run or qrels: a path (TREC file, ``.gz``, ``-``, parquet), a polars, pandas
@@ -214,6 +213,8 @@ def _nothing_evaluated(ignored: int) -> ValueError:
 @functools.lru_cache(maxsize=256)
 def _parsed(names: tuple[str, ...], collection_size: int) -> tuple[tuple[Column, ...], bool]:
     """The columns of ``names`` (``utility``'s sized), and whether one reads subtopics (cached)."""
+    from polars_rankmetrics.measures.resolve import parse_measures  # see `evaluate`
+
     parsed = [column for name in names for column in parse_measures(name)]
     columns = tuple(_with_collection_size(parsed, collection_size))
     return columns, reads_subtopics([column.bind("zero") for column in columns])
@@ -392,6 +393,9 @@ def evaluate(
     >>> result.ignored_queries  # q3 has no judgements
     1
     """
+    # The name grammars load here, not at import (rankmetrics trec-eval reads none).
+    from polars_rankmetrics.measures.resolve import measure_names
+
     names = measure_names(measures)
     _check_options(relevance_level, max_per_query, tie_break, collection_size)
     query_set = _query_set(queries, complete)

@@ -64,7 +64,9 @@ def judged_only(run: pl.DataFrame, qrels: pl.DataFrame) -> pl.DataFrame:
 def first_duplicates(frame: pl.DataFrame) -> dict[str, str]:
     """For each query that lists a document twice, the smallest such document (byte order)."""
     pair = pl.struct("query", "doc")
-    if frame.select(pair.hash().n_unique()).item() == frame.height:
+    # Counting each query's distinct documents costs about half of hashing the pairs.
+    distinct = frame.group_by("query").agg((pl.col("doc").n_unique() == pl.len()).alias("ok"))
+    if distinct.get_column("ok").all():
         return {}
     doubled = frame.filter(pair.is_duplicated()).group_by("query").agg(pl.col("doc").min())
     return dict(doubled.iter_rows())

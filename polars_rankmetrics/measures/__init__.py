@@ -52,8 +52,32 @@ Note that ``AP@10`` means what it means in ir_measures (trec_eval's
 defaults to the denominator ``min(k, R)``.
 """
 
-from polars_rankmetrics.measures.listing import list_measures
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from polars_rankmetrics.measures.registry import Column, Measure
-from polars_rankmetrics.measures.resolve import parse_measure, parse_measures
+
+if TYPE_CHECKING:
+    from polars_rankmetrics.measures.listing import list_measures
+    from polars_rankmetrics.measures.resolve import parse_measure, parse_measures
+
+_LAZY = {
+    "list_measures": "polars_rankmetrics.measures.listing",
+    "parse_measure": "polars_rankmetrics.measures.resolve",
+    "parse_measures": "polars_rankmetrics.measures.resolve",
+}
+"""Imported on first use: the name grammars of ir_measures, ranx and the other peers
+cost milliseconds, and ``rankmetrics trec-eval`` reads trec_eval's names only."""
+
+
+def __getattr__(name: str) -> Any:
+    """Import :data:`_LAZY`'s names on first access."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    msg = f"module 'polars_rankmetrics.measures' has no attribute {name!r}"
+    raise AttributeError(msg)
+
 
 __all__ = ["Column", "Measure", "list_measures", "parse_measure", "parse_measures"]

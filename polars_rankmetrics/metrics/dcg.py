@@ -79,13 +79,15 @@ def dcg_statistic(
         label = _relevant_only(ranked, ranked.label) if relevant_only else ranked.label
         gains = pl.when(ranked.retrieved).then(ranked.gain(label, gain)).otherwise(0.0)
         gains = tie_mean(ranked, gains).head(k)
-    elif relevant_only:
-        top = _relevant_only(ranked, ranked.code.head(k).clip(lower_bound=0.0))
-        gains = ranked.gain(top, gain)
-    else:
-        gains = ranked.top_retrieved_gain(k, gain)
-    # `+ 0.0`: an empty list's sum is -0.0 in polars; nothing retrieved gains 0.0.
-    return ranked.aggregate(in_order(gains / ranked.top_log2_rank(k))) + 0.0
+        # `+ 0.0`: an empty list's sum is -0.0 in polars; nothing retrieved gains 0.0.
+        return ranked.aggregate(in_order(gains / ranked.top_log2_rank(k))) + 0.0
+
+    def gain_of(top: pl.Expr) -> pl.Expr:
+        # A retrieved row's code is its label, an unretrieved one's is negative: clipped, 0.
+        retrieved = top.clip(lower_bound=0.0)
+        return ranked.gain(_relevant_only(ranked, retrieved) if relevant_only else retrieved, gain)
+
+    return ranked.top_dcg(k, gain_of) + 0.0
 
 
 def _ideal_dcg(ranked: Ranked, k: int, gain: Gain, relevant_only: bool = False) -> pl.Expr:

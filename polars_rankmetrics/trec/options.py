@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from polars_rankmetrics.measures.resolve import resolve
 from polars_rankmetrics.measures.trec_names import (
     BY_NAME,
     LONG_MAX,
@@ -93,6 +92,9 @@ class Settings:
 
 def _is_extension(name: str) -> bool:
     """Whether ``name`` is another tool's spelling (``nDCG@10``), this library's extension."""
+    # The other tools' grammars load only for a name trec_eval does not know.
+    from polars_rankmetrics.measures.resolve import resolve
+
     try:
         parsed = resolve(name, ("ir_measures", "ranx", "peers"))
     except ValueError:

@@ -23,13 +23,14 @@ from polars_rankmetrics.evaluation.subtopics import (
     subtopic_levels,
 )
 from polars_rankmetrics.evaluation.topics import (
+    GAIN_KEYS,
     PLACEHOLDER_DOC,
     first_duplicates,
     judged_only,
     topic_values,
     truncate,
 )
-from polars_rankmetrics.measures import Column, parse_measures
+from polars_rankmetrics.measures import Column
 from polars_rankmetrics.measures.trec_names import (
     BY_NAME,
     FAMILY_ORDER,
@@ -90,6 +91,9 @@ def initialise(settings: Settings) -> list[Requested]:
             ]
         requested.append(Requested(name, tuple(columns)))
     for text in settings.extensions:
+        # Other tools' names: their grammars load only for them.
+        from polars_rankmetrics.measures.resolve import parse_measures
+
         spelled = tuple(parse_measures(text))
         diversity = reads_subtopics([column.bind("zero") for column in spelled])
         requested.append(Requested(text, spelled, extension=True, diversity=diversity))
@@ -123,8 +127,11 @@ class Inputs:
 
 def _topic_frame(settings: Settings, inputs: Inputs, considered: list[str]) -> pl.DataFrame:
     """The run as trec_eval ranks it for the considered topics (placeholders, ``-M``)."""
-    run = inputs.run.filter(pl.col("query").is_in(considered))
-    present = set(run.get_column("query").unique().to_list())
+    wanted = set(considered)
+    in_run = set(inputs.run.get_column("query").unique().to_list())
+    # Filtered only where the run has topics that are not considered (a copy of the run).
+    run = inputs.run if in_run <= wanted else inputs.run.filter(pl.col("query").is_in(considered))
+    present = in_run & wanted
     absent = [topic for topic in considered if topic not in present]
     if settings.complete and absent:
         placeholders = pl.DataFrame(
@@ -185,9 +192,45 @@ def _values(
     """Each topic's values of ``columns``, by name."""
     if not columns:
         return {}
-    frame = topic_values(qrels, run, columns, level)
-    names = [column.name for column in columns]
-    return {row[0]: dict(zip(names, row[4:], strict=True)) for row in frame.iter_rows()}
+    distinct, copies = distinct_columns(columns)
+    frame = topic_values(qrels, run, distinct, level)
+    names = [column.name for column in distinct]
+    values = {row[0]: dict(zip(names, row[4:], strict=True)) for row in frame.iter_rows()}
+    for per_topic in values.values():
+        for name, source in copies:
+            per_topic[name] = per_topic[source]
+    return values
+
+
+def distinct_columns(columns: list[Column]) -> tuple[list[Column], list[tuple[str, str]]]:
+    """The columns to compute, and the ``(name, source)`` of those copied from another."""
+    computed: dict[Any, Column] = {}
+    copies: list[tuple[str, str]] = []
+    for column in _unique(columns):
+        first = computed.setdefault(_same_values(column), column)
+        if first is not column:
+            copies.append((column.name, first.name))
+    return list(computed.values()), copies
+
+
+def _same_values(column: Column) -> Any:
+    """What a column's per-topic values depend on: ``gm_map`` has ``map``'s, computed once.
+
+    The statistic, its parameters, threshold and ranking; not the name nor the
+    summary (the geometric mean is taken of the same per-topic values).
+    """
+    measure = column.measure
+    fixed = tuple(sorted((key, repr(value)) for key, value in measure.fixed.items()))
+    params = tuple((key, repr(value)) for key, value in column.params)
+    return (
+        id(measure.statistic),
+        fixed,
+        params,
+        column.threshold,
+        column.judged_only,
+        column.order,
+        measure.key in GAIN_KEYS,
+    )
 
 
 def _unique(columns: list[Column]) -> list[Column]:
