@@ -6,14 +6,12 @@ import itertools
 
 import pytest
 
-from tests.sweep import DEFAULT_SEED, pick_cases, parse_sweep
+from tests.sweep import DEFAULT_SEED, parse_sweep, pick_cases
 
 METHODS = ["sum", "mnz", "max", "min", "anz", "gmnz", "wsum", "med"]
 NORMS = ["min-max", "max", "sum", "zmuv", "rank", "borda", None]
 SEEDS = [0, 1, 2]
-GRID = [
-    {"method": m, "norm": n, "seed": s} for m, n, s in itertools.product(METHODS, NORMS, SEEDS)
-]
+GRID = [{"method": m, "norm": n, "seed": s} for m, n, s in itertools.product(METHODS, NORMS, SEEDS)]
 
 
 def test_parse_sweep() -> None:
