@@ -105,7 +105,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for (nodeid, _), positions in groups.items():
         marker = items[positions[0]].get_closest_marker("sweep")
         assert marker is not None
-        by, keep = marker.kwargs.get("by"), marker.kwargs.get("keep", 1)
+        by, keep = marker.kwargs.get("by", ()), marker.kwargs.get("keep", 1)
         cases = [
             {name: _sweep_key(value) for name, value in items[p].callspec.params.items()}  # type: ignore[attr-defined]
             for p in positions

@@ -34,7 +34,7 @@ def parse_sweep(value: str | None) -> int | None:
 def pick_cases(
     cases: Sequence[Mapping[str, Hashable]],
     *,
-    by: str,
+    by: str | Sequence[str],
     keep: int,
     seed: int | None,
     salt: str = "",
@@ -42,7 +42,8 @@ def pick_cases(
     """The indices (ascending) of the cases to run.
 
     ``cases`` holds each case's parameters (name -> a hashable key of the value). Every
-    value of ``by`` keeps ``min(keep, its case count)`` cases. The choice is greedy over a
+    value of ``by`` (a parameter's name, or several names: every combination of their values)
+    keeps ``min(keep, its case count)`` cases. The choice is greedy over a
     seeded shuffle: each value of ``by`` in turn takes the case that covers the most
     (parameter, value) pairs of the other parameters not yet covered, so with enough strata
     every value of every other parameter runs; once nothing new can be covered, coverage
@@ -53,15 +54,17 @@ def pick_cases(
         raise ValueError(f"keep must be at least 1, got {keep}")
     if seed is None:
         return list(range(len(cases)))
+    names = (by,) if isinstance(by, str) else tuple(by)
     for case in cases:
-        if by not in case:
+        missing = [name for name in names if name not in case]
+        if missing or not names:
             raise ValueError(f"sweep by={by!r} is not a parameter of the test: {sorted(case)}")
     order = list(range(len(cases)))
     random.Random(f"{seed}:{salt}").shuffle(order)
     strata: dict[Hashable, list[int]] = {}
     for index in order:
-        strata.setdefault(cases[index][by], []).append(index)
-    pairs = [{(k, v) for k, v in case.items() if k != by} for case in cases]
+        strata.setdefault(tuple(cases[index][name] for name in names), []).append(index)
+    pairs = [{(k, v) for k, v in case.items() if k not in names} for case in cases]
     every_pair = set().union(*pairs) if pairs else set()
     covered: set[tuple[str, Hashable]] = set()
     chosen: set[int] = set()

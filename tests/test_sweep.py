@@ -36,6 +36,14 @@ def test_every_value_of_by_keeps_keep_cases(seed: int, keep: int) -> None:
         assert sum(GRID[i]["method"] == method for i in kept) == keep
 
 
+def test_by_several_parameters_keeps_keep_of_each_combination() -> None:
+    kept = [GRID[i] for i in pick_cases(GRID, by=("method", "norm"), keep=1, seed=0)]
+    assert sorted((c["method"], str(c["norm"])) for c in kept) == sorted(
+        (m, str(n)) for m, n in itertools.product(METHODS, NORMS)
+    )
+    assert {case["seed"] for case in kept} == set(SEEDS)
+
+
 def test_a_value_with_fewer_cases_keeps_them_all() -> None:
     cases = [{"method": "a", "norm": n} for n in NORMS] + [{"method": "b", "norm": "max"}]
     kept = pick_cases(cases, by="method", keep=3, seed=0)
