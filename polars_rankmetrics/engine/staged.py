@@ -333,6 +333,11 @@ class _Probe(StagedRanked):
 
     used: set[str] = field(default_factory=set)
 
+    def _hits_read(self, value: pl.Expr) -> tuple[HitsRead, int | None] | None:
+        # Which hits an aggregate reads matters to the build only: a probe keeps
+        # what is used and recorded, so it skips the comparisons (40 µs each).
+        return None
+
     @property
     def rank(self) -> pl.Expr:
         self.used.add(_RANK)
