@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -10,6 +11,7 @@ from polars.testing import assert_frame_equal
 
 import polars_rankmetrics as rm
 from polars_rankmetrics.measures import parse_measure, parse_measures
+from polars_rankmetrics.trec.readers import QRELS_SCHEMA, RUN_SCHEMA, _read_lines
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -256,3 +258,47 @@ def test_a_bad_line_is_named_whichever_reader_runs(tmp_path: Path, text: str, li
     path.write_text(text)
     with pytest.raises(ValueError, match=rf"bad.run:{line}: malformed line"):
         rm.read_trec_run(path)
+
+
+def _outcome(read: Any) -> object:
+    try:
+        return read().rows()
+    except ValueError as error:
+        return str(error)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "q1 Q0 d1 1 0.5 run\r\nq1 Q0 d2 2 0.4 run\r\n",  # CRLF: the same odd run id throughout
+        "q1 Q0\tx d1 1 0.5 run\nq1 Q0\tx d2 2 0.4 run\n",  # a tab in every q0
+        "q1 Q0\x0bx d1 1 0.5 run\nq1 Q0\x0bx d2 2 0.4 run\n",  # a vertical tab in every q0
+        "q1 Q0 d1 1 0.5 r\x0cx\nq1 Q0 d2 2 0.4 r\x0cx\n",  # a form feed in every run id
+        "q1 Q0 d1 1 0.5 run\nq1 Q0 d2 2 0.4 run\tjunk\n",  # a tab in one run id
+        "q1 Q0 d1 1 0.5 a\nq1 Q0 d2 2 0.4 b\x0bc\n",  # a vertical tab in a varying run id
+        "q1 Q0 d1 1 0.5 run\nq1\x0c Q0 d2 2 0.4 run\n",  # a form feed in one query id
+        "q1\tQ0\td 1\t1\t0.5\trun\nq1\tQ0\td2\t2\t0.4\trun\n",  # a space in a tab-separated doc
+    ],
+)
+def test_odd_whitespace_in_any_field_reads_as_line_by_line(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "odd.run"
+    path.write_bytes(text.encode())
+    expected = "topic Q0 docno rank score run_id"
+    slow = _outcome(lambda: _read_lines(path, RUN_SCHEMA, expected, rest=True))
+    assert _outcome(lambda: rm.read_trec_run(path)) == slow
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "q1 0 d1 1\r\nq1 0 d2 0\r\n",
+        "q1 0\x0bx d1 1\nq1 0\x0bx d2 0\n",  # a vertical tab in every iteration
+        "q1 0 d1 1\nq1 0\t d2 0\n",
+    ],
+)
+def test_odd_whitespace_in_qrels_reads_as_line_by_line(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "odd.qrels"
+    path.write_bytes(text.encode())
+    expected = "topic iteration docno relevance"
+    slow = _outcome(lambda: _read_lines(path, QRELS_SCHEMA, expected, rest=False))
+    assert _outcome(lambda: rm.read_trec_qrels(path)) == slow

@@ -5,11 +5,13 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Literal, overload
 
 import polars as pl
 
 import polars_rankmetrics.fusion.normalization as norms
+from polars_rankmetrics.fusion.blocks import BLOCK, find_blocks
 from polars_rankmetrics.fusion.context import Context
 from polars_rankmetrics.fusion.methods import BY_DOC, METHODS
 from polars_rankmetrics.fusion.normalize_runs import normalize
@@ -290,14 +292,20 @@ def fuse(
             read_runs(runs)  # a duplicate row is reported first, as when it was checked first
         raise
     context = Context(read.n_systems, checked_weights, checked, flag_duplicates=inline)
+    # Runs in memory, grouped by query as files are: integer keys (see blocks.py).
+    blocks = find_blocks(read.frame.collect()) if inline else None
+    keyed = read if blocks is None else replace(read, frame=blocks.frame.lazy())
+    per_run = ("system", "query") if blocks is None else (BLOCK,)
     if name in RANK_BASED - {"segfuse"} and norm in ORDER_PRESERVING:
         # Only the ranks matter, and this normalisation keeps the run's order: as in
         # ranx, whose rank-based methods read the order of the run it sorted first.
-        frame = read.frame
+        frame = keyed.frame
     else:
-        frame = normalize(read, norm)
+        frame = normalize(keyed, norm, per_run=per_run)
     if name in RANK_BASED:
-        frame = frame.with_columns(rank=norms.run_rank().over("system", "query"))
+        frame = frame.with_columns(rank=norms.run_rank().over(*per_run))
+    if blocks is not None:  # the windows on slices of the sorted blocks: the in-memory engine
+        frame = frame.collect(engine="in-memory").lazy()
     if name in TRAINED:
         from polars_rankmetrics.fusion.trained import fuse_trained
 
@@ -312,6 +320,8 @@ def fuse(
             if grouped.get_column("_duplicate").any():
                 read_runs(runs)  # raises, naming the run and a duplicate row
             fused = grouped.lazy()
+    if blocks is not None:  # the fused rows are in memory: sorted there, a little cheaper
+        return blocks.decode(finish(fused)).collect(engine="in-memory")
     result = finish(fused)
     return result if read.lazy else result.collect()
 

@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 import polars_rankmetrics.fusion.normalization as norms
 from polars_rankmetrics.fusion.runs import Runs
 
 
-def normalize(runs: Runs, norm: str) -> pl.LazyFrame:
-    """The long frame with each run's scores normalised per query (ranx's ``norm``)."""
+def normalize(
+    runs: Runs, norm: str, *, per_run: Sequence[str] = ("system", "query")
+) -> pl.LazyFrame:
+    """The long frame with each run's scores normalised per query (ranx's ``norm``).
+
+    ``per_run`` are the columns that tell one run's query from another's: by
+    default ``system, query``; ``_block`` for runs whose blocks are known
+    (:mod:`.blocks`). ``borda`` always uses the default.
+    """
     frame = runs.frame
-    per_run = ("system", "query")
     if norm == "none":
         return frame
     if norm in ("rank", "borda"):
-        frame = frame.with_columns(rank=norms.run_rank().over(per_run))
+        frame = frame.with_columns(rank=norms.run_rank().over(*per_run))
     if norm == "borda":
         return _borda(frame, runs.n_systems)
     expressions: dict[str, pl.Expr] = {
@@ -27,7 +35,7 @@ def normalize(runs: Runs, norm: str) -> pl.LazyFrame:
         "rank": norms.rank_norm(),
     }
     expression = expressions[norm]
-    return frame.with_columns(score=expression.over(per_run)).drop("rank", strict=False)
+    return frame.with_columns(score=expression.over(*per_run)).drop("rank", strict=False)
 
 
 def _borda(ranked: pl.LazyFrame, n_systems: int) -> pl.LazyFrame:
