@@ -76,6 +76,8 @@ def both_ways(frame: pl.DataFrame, fast: pl.Expr, plain: pl.Expr) -> None:
 ENGINE_CASES = [case for case in METRICS if case.kind != "rows" and case.id != "pr_curve"]
 
 
+# Every case under every ranking; the seeded sample takes one of the seeds for each.
+@pytest.mark.sweep(by=("case", "options"), keep=1)
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("options", RANKINGS, ids=RANKING_IDS)
 @pytest.mark.parametrize("case", ENGINE_CASES, ids=[case.id for case in ENGINE_CASES])
@@ -101,6 +103,7 @@ SCORED = {name for key, (name, _) in MEASURES.items() if key in NEEDS_SCORES}
 UNJUDGED += ["P.1,3,20", "P(rel=2)@5", "AP(rel=2)", "AP@3", "RR@2", "nDCG@2", "nDCG", "Success@1"]
 
 
+@pytest.mark.sweep(by=("names", "options"), keep=1)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("options", RANKINGS, ids=RANKING_IDS)
 @pytest.mark.parametrize("names", [UNJUDGED, SPELLINGS], ids=["staged", "judged"])

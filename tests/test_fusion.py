@@ -54,6 +54,9 @@ def _ours(nested_runs: list[Any], method: str, norm: str | None) -> pl.DataFrame
     return result
 
 
+# Every method runs; the seeded sample takes 2 norms of each (every norm runs): the
+# sweep marker (tests/sweep.py; RANKMETRICS_SWEEP=all runs every pair).
+@pytest.mark.sweep(by="method", keep=2)
 @pytest.mark.parametrize("norm", NORMS)
 @pytest.mark.parametrize("method", SCORE_METHODS)
 def test_score_methods_match_ranx(
@@ -64,6 +67,7 @@ def test_score_methods_match_ranx(
 
 # After `borda` normalisation ranx ranks a run's unretrieved candidates in its
 # set order (Python's hash order): rank-based methods are compared without it.
+@pytest.mark.sweep(by="method", keep=2)
 @pytest.mark.parametrize("norm", [n for n in NORMS if n != "borda"])
 @pytest.mark.parametrize("method", RANK_METHODS)
 def test_rank_methods_match_ranx(

@@ -37,6 +37,8 @@ CASES: list[tuple[str, str | None, dict[str, Any]]] = [
 ]
 
 
+# Every method at every batch size; the seeded sample picks the file format of each.
+@pytest.mark.sweep(by=("method", "batch_rows"), keep=1)
 @pytest.mark.parametrize(("method", "norm", "options"), CASES)
 @pytest.mark.parametrize("suffix", [".trec", ".parquet"])
 @pytest.mark.parametrize("batch_rows", [1, 25, 10_000])
