@@ -37,6 +37,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_rankmetrics.engine.expressions import literal_value, reads_element
 from polars_rankmetrics.engine.hits import HitsRead, ap_terms, read_shared, shared_hits, terms_sum
 from polars_rankmetrics.engine.ideal import (
     NETWORK_INPUTS,
@@ -186,7 +187,7 @@ class StagedRanked(SharedRanked):
             return self._sparse_terms_sum(None), ("ap", None)
         literals = [part for part in summed.meta.pop() if part.meta.is_literal()]
         if literals:
-            k = pl.select(literals[0]).item()
+            k = literal_value(literals[0])
             if isinstance(k, int) and summed.meta.eq(_TERMS_PLACEHOLDER.head(k)):
                 return self._sparse_terms_sum(k), ("ap", k)
         return value, None
@@ -197,9 +198,13 @@ class StagedRanked(SharedRanked):
         if len(inputs) != 1:
             return None
         (hits,) = inputs
+        # Only a sum or an any of one input can be a hit count (checked before
+        # the cutoffs are read and each candidate built: most aggregates are not).
+        if not (value.meta.eq(hits.sum()) or value.meta.eq(hits.any())):
+            return None
         cutoffs: list[int | None] = [None]
         for part in hits.meta.pop():
-            cutoffs += [pl.select(sub).item() for sub in part.meta.pop() if sub.meta.is_literal()]
+            cutoffs += [literal_value(sub) for sub in part.meta.pop() if sub.meta.is_literal()]
         for k in cutoffs:
             if k is None or (isinstance(k, int) and not isinstance(k, bool)):
                 top = self.top_hit(k)
@@ -345,6 +350,10 @@ class _Probe(StagedRanked):
 
     used: set[str] = field(default_factory=set)
 
+    def _hits_read(self, value: pl.Expr) -> tuple[HitsRead, int | None] | None:
+        # Which hits an aggregate reads matters to the build only (40 µs each).
+        return None
+
     @property
     def rank(self) -> pl.Expr:
         self.used.add(_RANK)
@@ -397,13 +406,6 @@ class _Probe(StagedRanked):
         return super().field(name)
 
 
-def _reads_element(expr: pl.Expr) -> bool:
-    """Whether ``expr`` reads ``pl.element()`` itself (outside recorded aggregates)."""
-    if expr.meta.eq(pl.element()):
-        return True
-    return any(_reads_element(part) for part in expr.meta.pop())
-
-
 @dataclass(frozen=True)
 class Usage:
     """What a set of statistics reads, found by :func:`probe`.
@@ -453,7 +455,7 @@ def _probe_one(
     recorder = _Probe(threshold, fields=fields)
     value = bound.build(recorder)
     used = set(recorder.used)
-    is_staged = bool(recorder.recorded) and not _reads_element(value)
+    is_staged = bool(recorder.recorded) and not reads_element(value)
     # AP's summands read otherwise than summed in order: computed whole, densely.
     dense_terms = [value, *(expr for _, expr in recorder.recorded.values())]
     if any(_TERMS_NAME in expr.meta.root_names() for expr in dense_terms):
