@@ -290,3 +290,23 @@ def test_statistics_check_their_parameters() -> None:
         parse_measure("P@10").measure.statistic.bind("P", k=3, depth=2)
     with pytest.raises(ValueError, match="missing parameter"):
         parse_measure("P@10").measure.statistic.bind("P")
+
+
+def test_an_infinite_label_gives_the_same_finite_precision_on_every_path() -> None:
+    # The plain path's divisor once read the list's first label times 0.0: NaN for inf.
+    frame = pl.DataFrame(
+        {
+            "q": [1, 1, 1, 2, 2],
+            "rel": [float("inf"), 0.0, 1.0, 1.0, 0.0],
+            "s": [3.0, 2.0, 1.0, 2.0, 1.0],
+        }
+    )
+    fast, plain = fast_and_plain(lambda: rm.metrics("rel", ["P@2", "P@3"], by="s"))
+    by_path = [
+        frame.group_by("q", maintain_order=True).agg(expr.alias("m")).unnest("m")
+        for expr in (fast, plain)
+    ]
+    # Two relevant rows of the first query's three (inf and 1.0 pass the threshold 0).
+    expected = pl.DataFrame({"q": [1, 2], "P@2": [1 / 2, 1 / 2], "P@3": [2 / 3, 1 / 3]})
+    for result in by_path:
+        assert_frame_equal(result, expected, check_exact=True)

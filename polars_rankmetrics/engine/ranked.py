@@ -304,9 +304,12 @@ class Ranked:
         reciprocal (``9 * (1/1000)`` is 0.009000000000000001, ``9 / 1000`` is
         0.009), and it may evaluate one value per list as a column of all the
         lists' values; so the divisor is one value per list too. (The fast
-        paths hold it as a field: ``StagedRanked.divide``.)
+        paths hold it as a field: ``StagedRanked.divide``.) The list's first value
+        enters only through ``is_null``, so an infinite label (``inf * 0.0`` is NaN)
+        leaves the divisor finite.
         """
-        divisor = (self.code.head(1) * 0.0 + denominator).max().fill_null(denominator)
+        first = self.code.head(1).is_null().cast(pl.Float64)
+        divisor = (first * 0.0 + denominator).max().fill_null(denominator)
         return numerator / divisor
 
     def at_each(self, numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
