@@ -163,7 +163,7 @@ def columns_dcg(codes: pl.Expr, k: int, gain_of: Callable[[pl.Expr], pl.Expr]) -
     width = codes.list.len().cast(pl.Float64) * 0.0
     total: pl.Expr | None = None
     for i, discount in enumerate(log2_table(k)):
-        code = codes.list.get(i, null_on_oob=True)
+        code = codes.list.get(i, null_on_oob=True).cast(pl.Float64)  # narrow codes too
         term = (gain_of(code) / (width + discount)).fill_null(-0.0)
         total = term if total is None else total + term
     assert total is not None  # k >= 1
@@ -202,12 +202,12 @@ def counted_ideal_dcg(codes: pl.Expr, k: int, gains: Callable[[pl.Expr], pl.Expr
     levels = range(1, COUNTED_LEVELS + 2)
     # A label >= v is a code >= v (retrieved) or <= -1 - v (not retrieved).
     counts = [
-        codes.list.eval((code >= float(v)) | (code <= -1.0 - v)).list.sum().alias(_at_least(v))
+        codes.list.eval((code >= v) | (code <= -1 - v)).list.sum().alias(_at_least(v))
         for v in levels
     ]
     chain = pl.struct(codes.alias(_CODES), *counts)
     fits = pl.field(_at_least(COUNTED_LEVELS + 1)) == 0
-    label = pl.when(code >= 0.0).then(code).otherwise(-1.0 - code)
+    label = pl.when(code >= 0).then(code).otherwise(-1.0 - code).cast(pl.Float64)
     long = (
         pl.when(fits)
         .then(None)
@@ -240,5 +240,6 @@ class ByLabelType:
     other: pl.Expr
 
     def __call__(self, relevance: pl.Expr, dtype: pl.DataType) -> pl.Expr:
-        """The form for labels of type ``dtype``."""
-        return self.integer if dtype.is_integer() or dtype == pl.Boolean else self.other
+        """The form for labels of type ``dtype`` (a struct's first field: :func:`.narrow.typed`)."""
+        label = dtype.fields[0].dtype if isinstance(dtype, pl.Struct) else dtype
+        return self.integer if label.is_integer() or label == pl.Boolean else self.other

@@ -129,13 +129,30 @@ class Threshold:
 
     def admits(self, label: pl.Expr) -> pl.Expr:
         """Whether ``label`` (a label, or a retrieved row's code) is relevant."""
-        return label >= self.value if self.inclusive else label > self.value
+        bound = literal_bound(self.value)
+        return label >= bound if self.inclusive else label > bound
 
     def admits_unretrieved(self, code: pl.Expr) -> pl.Expr:
         """Whether an unretrieved row's code, ``-1 - label``, stands for a relevant label."""
         # -1 - label is below -1 - t exactly when label is above t.
-        bound = -1.0 - self.value
+        bound = literal_bound(-1.0 - self.value)
         return code <= bound if self.inclusive else code < bound
+
+
+def literal_bound(value: float) -> float | int:
+    """``value`` as the literal a comparison takes: an integer where it is a small whole number.
+
+    The same comparison for a Float64 column (polars makes the literal a float),
+    and an integer comparison for the narrow integer codes of integer labels
+    (:meth:`.staged.StagedRanked.computed`), where a float literal would cast
+    every value to Float64 first.
+    """
+    whole = float(value)
+    return int(whole) if whole.is_integer() and abs(whole) <= NARROW_LITERAL_MAX else value
+
+
+NARROW_LITERAL_MAX = 100
+"""The largest bound written as an integer literal: it fits every narrow code type (Int8 up)."""
 
 
 @dataclass(frozen=True, eq=False)

@@ -47,19 +47,9 @@ from polars_rankmetrics.engine.ideal import (
     counted_ideal_dcg,
     network_ideal_dcg,
 )
-from polars_rankmetrics.engine.per_list import (
-    PER_LIST,
-    constant,
-    per_list,
-    summed_in_order,
-)
-from polars_rankmetrics.engine.ranked import (
-    FIELDS,
-    RAW,
-    TOP_DISCOUNT_MAX_K,
-    Ranked,
-    Threshold,
-)
+from polars_rankmetrics.engine.narrow import all_safe, narrow_list, typed
+from polars_rankmetrics.engine.per_list import PER_LIST, constant, per_list, summed_in_order
+from polars_rankmetrics.engine.ranked import FIELDS, RAW, TOP_DISCOUNT_MAX_K, Ranked, Threshold
 from polars_rankmetrics.engine.ranking import Ranking
 from polars_rankmetrics.engine.statistic import Bound, Statistic
 
@@ -267,7 +257,9 @@ class StagedRanked(SharedRanked):
         """A true division of the per-list values, by a per-list field (see ``Ranked.divide``)."""
         return numerator / self.aggregate(constant(float(denominator)))
 
-    def computed(self, listed: pl.Expr, relevance: pl.Expr | None = None) -> pl.Expr:
+    def computed(
+        self, listed: pl.Expr, relevance: pl.Expr | None = None, narrow: pl.Expr | None = None
+    ) -> pl.Expr:
         """The struct of every recorded aggregate, per ranked list in ``listed``.
 
         ``list.agg`` would evaluate each aggregate once per list. Instead, the
@@ -276,15 +268,22 @@ class StagedRanked(SharedRanked):
         ``list.eval``, so that polars can run the reductions over every list at
         once. Where an aggregate has a cheaper form for integer labels (the
         ideal DCG by counting), the type of the ``relevance`` column picks the
-        form when the plan is built (:data:`INTEGER_LABELS` forces one).
+        form when the plan is built (:data:`INTEGER_LABELS` forces one); that form
+        reads ``narrow``, the codes in their own type, where every aggregate allows
+        it (:mod:`.narrow`).
         """
         other = self._per_lists(listed, {})
-        if not self.integer_forms or relevance is None or INTEGER_LABELS is False:
+        if relevance is None or INTEGER_LABELS is False:
             return other
-        integer = self._per_lists(listed, self.integer_forms)
+        by = relevance if narrow is None else typed(relevance, narrow)
+        if narrow is not None and not all_safe(self, self.recorded.values(), set(self.reads_hits)):
+            narrow = None
+        if not self.integer_forms and narrow is None:
+            return other
+        integer = self._per_lists(listed if narrow is None else narrow, self.integer_forms)
         if INTEGER_LABELS:
             return integer
-        return relevance.pipe_with_dtype(ByLabelType(integer, other))
+        return by.pipe_with_dtype(ByLabelType(integer, other))
 
     def _per_lists(self, listed: pl.Expr, forms: dict[str, pl.Expr]) -> pl.Expr:
         """:meth:`computed` with the aggregates of ``forms`` in place of the recorded ones."""
@@ -566,6 +565,7 @@ def staged_parts(
     (see :func:`_shared_list`).
     """
     listed, staged = _shared_list(ranking, usage.quantities, ranked, within)
+    narrow = narrow_list(ranking) if ranked is None and not staged.available else None
     fields = []
     for bound, is_staged in zip(statistics, usage.staged, strict=True):
         vocabulary = _for(staged, bound.threshold)
@@ -575,15 +575,16 @@ def staged_parts(
             whole = SharedRanked(vocabulary.threshold, vocabulary.code, available=staged.available)
             value = vocabulary.aggregate(bound.build(whole))
         fields.append(value.alias(bound.name))
-    return staged.computed(listed, ranking.relevance), fields
+    return staged.computed(listed, ranking.relevance, narrow), fields
 
 
 def staged_value(ranking: Ranking, bound: Bound, usage: Usage) -> pl.Expr:
     """One staged statistic by the shared path, named like the relevance column."""
     listed, staged = _shared_list(ranking, usage.quantities)
     value = bound.build(_for(staged, bound.threshold)).alias(_VALUE)
+    narrow = None if staged.available else narrow_list(ranking)
     return (
-        staged.computed(listed, ranking.relevance)
+        staged.computed(listed, ranking.relevance, narrow)
         .struct.eval(value)
         .struct.field(_VALUE)
         .name.keep()
