@@ -44,7 +44,9 @@ def ranx_positioned(nested: Any, position: str) -> pl.DataFrame | None:
     small run (under :data:`COMPILED_FROM` entries), a NaN score, or an id that
     holds a lone surrogate: then :func:`ranx_frame` and the sort in polars.
     """
-    if sum(len(inner) for inner in nested.values()) < COMPILED_FROM:
+    if len(nested) < COMPILED_FROM and sum(len(inner) for inner in nested.values()) < (
+        COMPILED_FROM
+    ):
         return None
     return _compiled(nested, "score", pl.Float64, position)
 
@@ -74,7 +76,11 @@ def _compiled(
     import numpy as np
 
     compiled = _loops()
-    total, doc_width, query_width = compiled.shape(nested)
+    doc_width = _fixed_width(nested)
+    if doc_width is None:
+        total, doc_width, query_width = compiled.shape(nested)
+    else:
+        total, query_width = compiled.outer_shape(nested)
     n_queries = len(nested)
     queries = np.zeros(n_queries, dtype=f"<U{query_width}")
     query_lengths = np.empty(n_queries, dtype=np.int64)
@@ -98,6 +104,24 @@ def _compiled(
     if places is not None:
         columns.append(pl.Series(position, places))
     return pl.DataFrame(columns)
+
+
+def _fixed_width(nested: Any) -> int | None:
+    """The width of the doc ids where their numba type has one (``[unichr x N]``).
+
+    Ranx's ``from_dict``, ``from_df`` and ``Run(dict)`` key the documents so
+    (numpy unicode arrays); the ids are then copied without measuring them
+    first. None for ``unicode_type`` keys (``Run()`` with ``add_score``).
+    """
+    from numba import types
+
+    try:
+        key = nested._dict_type.value_type.key_type
+    except AttributeError:  # pragma: no cover (not a numba typed dict of dicts)
+        return None
+    if isinstance(key, types.UnicodeCharSeq):
+        return max(int(key.count), 1)
+    return None
 
 
 def _strings(name: str, ids: Any, lengths: Any) -> pl.Series | None:

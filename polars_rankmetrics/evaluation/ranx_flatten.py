@@ -30,6 +30,20 @@ def shape(nested: Any) -> tuple[int, int, int]:  # pragma: no cover (compiled)
 
 
 @njit(cache=True)
+def outer_shape(nested: Any) -> tuple[int, int]:  # pragma: no cover (compiled)
+    """The number of entries and the longest query id (at least 1).
+
+    :func:`shape` without its pass over the doc ids, for keys of a fixed width.
+    """
+    total = 0
+    query_width = 1
+    for query in nested:
+        query_width = max(query_width, len(query))
+        total += len(nested[query])
+    return total, query_width
+
+
+@njit(cache=True)
 def fill(
     nested: Any,
     queries: Any,
