@@ -224,6 +224,11 @@ class StagedRanked(SharedRanked):
         listed = pl.element() if k is None else pl.element().list.head(k)
         return listed.list.eval(self.top_hit(None).cast(pl.UInt32))
 
+    def best_precision_from_hits(self) -> pl.Expr:
+        """The same from AP's terms ``j / r_j`` (the same divisions): list operations, no rank."""
+        best = pl.element().reverse().cum_max().reverse()
+        return self.aggregate(ap_terms(self._hits(None)).list.eval(best).alias(PER_LIST))
+
     def _sparse_terms_sum(self, k: int | None) -> pl.Expr:
         """``in_order(precision_terms.head(k))`` summed over the hits only, per list.
 
