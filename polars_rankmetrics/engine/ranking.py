@@ -95,8 +95,8 @@ class Ranking:
         (:data:`.ranked.FIELDS`): the subtopic lists of diversity measures, their
         intent probabilities, document ids.
     order_key
-        One integer key, distinct within each group, that sorts the rows
-        (ascending) exactly as ``by`` does, unretrieved rows included: the sort
+        One integer key that sorts the rows (ascending, nulls last, stably)
+        exactly as ``by`` does, unretrieved rows included: the sort
         reads it instead of ``by`` (a sort by one key costs a third of a sort
         by two in the group-by); ``by`` still says which rows are retrieved.
         Only with ``ties='stable'``, and not with :meth:`judged_only`.
@@ -231,7 +231,7 @@ class Ranking:
         if not self.by:
             return values
         if self.order_key is not None:
-            return values.sort_by(self.order_key)
+            return values.sort_by(self.order_key, nulls_last=True, maintain_order=True)
         return values.sort_by(
             self.sort_keys(),
             descending=self.sort_descending(),
