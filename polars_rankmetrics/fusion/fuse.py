@@ -296,13 +296,17 @@ def fuse(
     blocks = find_blocks(read.frame.collect()) if inline else None
     keyed = read if blocks is None else replace(read, frame=blocks.frame.lazy())
     per_run = ("system", "query") if blocks is None else (BLOCK,)
-    if name in RANK_BASED - {"segfuse"} and norm in ORDER_PRESERVING:
+    raw_ranks = name in RANK_BASED - {"segfuse"} and norm in ORDER_PRESERVING
+    if raw_ranks:
         # Only the ranks matter, and this normalisation keeps the run's order: as in
         # ranx, whose rank-based methods read the order of the run it sorted first.
         frame = keyed.frame
     else:
         frame = normalize(keyed, norm, per_run=per_run)
-    if name in RANK_BASED:
+    ranks = blocks.ranks() if raw_ranks and blocks is not None else None
+    if ranks is not None:  # every block already in rank order: its row count
+        frame = frame.with_columns(rank=pl.lit(ranks))
+    elif name in RANK_BASED:
         frame = frame.with_columns(rank=norms.run_rank().over(*per_run))
     if blocks is not None:  # the windows on slices of the sorted blocks: the in-memory engine
         frame = frame.collect(engine="in-memory").lazy()
