@@ -45,16 +45,18 @@ class Context:
         (partial sums per thread, merged), which the rounding of :func:`.fuse.finish`
         does not always hide (a sum on a rounding boundary). With three runs or
         more, each run's term is summed alone (one term per document, plus zeros:
-        exact in any order), then the runs' sums are added left to right, run 0
-        first: the sum of a document's terms in run order, at any thread count.
-        With one or two runs, any order gives the same sum (``a + b == b + a``).
+        exact in any order; runs 0 and 1 together, as two terms add up the same in
+        either order), then these sums are added left to right: the sum of a
+        document's terms in run order, at any thread count. With one or two runs,
+        any order gives that sum (``a + b == b + a``).
         """
         if self.n_systems <= 2:
             return term.sum()
         system = pl.col("system")
-        sums = [
+        # Runs 0 and 1 share one sum: two terms add up the same in either order.
+        sums = [pl.when(system <= 1).then(term).otherwise(0.0).sum()] + [
             pl.when(system == index).then(term).otherwise(0.0).sum()
-            for index in range(self.n_systems)
+            for index in range(2, self.n_systems)
         ]
         # ((s0 + s1) + s2) + ...: pl.sum_horizontal does not add strictly left to right.
         return functools.reduce(operator.add, sums)
