@@ -254,8 +254,9 @@ def fuse(
       comes from an unstable sort and is arbitrary), and after ``borda``
       normalisation the unretrieved candidates come last (ranx ranks them in its
       set order);
-    - fused scores are rounded to 12 significant digits, so that equal scores
-      tie exactly whatever the order polars adds their terms in;
+    - a document's terms are added in run order, at any thread count, and fused
+      scores are rounded to 12 significant digits, so that mathematically equal
+      scores (the same terms from different runs) tie exactly;
     - null and NaN scores are dropped: that run did not retrieve the document;
     - duplicate ``(query, doc)`` rows in a run raise ``ValueError`` (checked for
       eager inputs; a lazy run is not read to check).
@@ -337,10 +338,10 @@ SIGNIFICANT_DIGITS = 12
 def finish(fused: pl.LazyFrame) -> pl.LazyFrame:
     """``query, doc, score``, scores rounded to 12 significant digits, in ranking order.
 
-    A floating-point sum depends on the order of its terms, which polars'
-    parallel group-by does not fix: two documents whose fused scores are equal
-    could differ in their last bits, and their order with them. Rounded, they
-    tie, and ties are ordered by document id descending, at any thread count.
+    A floating-point sum depends on the order of its terms: two documents whose
+    fused scores are mathematically equal (the same terms from different runs,
+    each added in run order) could differ in their last bits, and their order
+    with them. Rounded, they tie, and ties are ordered by document id descending.
     """
     score = pl.col("score").cast(pl.Float64).round_sig_figs(SIGNIFICANT_DIGITS)
     return fused.select("query", "doc", score).sort(
