@@ -278,9 +278,8 @@ class StagedRanked(SharedRanked):
         ``list.eval``, so that polars can run the reductions over every list at
         once. Where an aggregate has a cheaper form for integer labels (the
         ideal DCG by counting), the type of the ``relevance`` column picks the
-        form when the plan is built (:data:`INTEGER_LABELS` forces one); that form
-        reads ``narrow``, the codes in their own type, where every aggregate allows
-        it (:mod:`.narrow`).
+        form when the plan is built (:data:`INTEGER_LABELS` forces one), over ``narrow``
+        (the codes in their own type) where every aggregate allows it (:mod:`.narrow`).
         """
         other = self._per_lists(listed, {})
         if relevance is None or INTEGER_LABELS is False:
