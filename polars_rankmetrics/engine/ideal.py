@@ -160,14 +160,15 @@ def columns_dcg(codes: pl.Expr, k: int, gain_of: Callable[[pl.Expr], pl.Expr]) -
     if not 1 <= k <= NETWORK_INPUTS:
         msg = f"the DCG by columns reads the top {NETWORK_INPUTS} at most, not {k}"
         raise ValueError(msg)
-    width = codes.list.len().cast(pl.Float64) * 0.0
+    # The +0.0 that makes each divisor a column, once per list (a field, not k copies).
+    chain = pl.struct(codes.alias(_CODES), (codes.list.len().cast(pl.Float64) * 0.0).alias(_WIDTH))
     total: pl.Expr | None = None
     for i, discount in enumerate(log2_table(k)):
-        code = codes.list.get(i, null_on_oob=True).cast(pl.Float64)  # narrow codes too
-        term = (gain_of(code) / (width + discount)).fill_null(-0.0)
+        code = pl.field(_CODES).list.get(i, null_on_oob=True).cast(pl.Float64)  # narrow codes too
+        term = (gain_of(code) / (pl.field(_WIDTH) + discount)).fill_null(-0.0)
         total = term if total is None else total + term
     assert total is not None  # k >= 1
-    return total
+    return chain.struct.with_fields(total.alias(_SUM)).struct.field(_SUM)
 
 
 COUNTED_LEVELS = 4
@@ -176,6 +177,7 @@ with a higher label is sorted instead."""
 
 _CODES = "_rankmetrics_codes"
 _FITS = "_rankmetrics_fits"
+_WIDTH = "_rankmetrics_width"
 
 
 def _at_least(level: int) -> str:
@@ -216,8 +218,9 @@ def counted_ideal_dcg(codes: pl.Expr, k: int, gains: Callable[[pl.Expr], pl.Expr
         .list.eval(code.filter(code > 0.0))
         .list.sort(descending=True)
     )
-    chain = chain.struct.with_fields(fits.alias(_FITS), long.alias(_LONG))
     width = pl.field(_at_least(1)).cast(pl.Float64) * 0.0  # a true division, as _ideal_sum's
+    chain = chain.struct.with_fields(fits.alias(_FITS), long.alias(_LONG), width.alias(_WIDTH))
+    width = pl.field(_WIDTH)  # computed once per list
     total: pl.Expr | None = None
     for i, discount in enumerate(log2_table(k)):
         counted = pl.sum_horizontal([pl.field(_at_least(v)) > i for v in levels[:-1]])
