@@ -107,6 +107,13 @@ def log2(values: pl.Expr, *, whole: bool = True) -> pl.Expr:
     """
     if not whole:
         return values.map_elements(math.log2, return_dtype=pl.Float64)
+    # `values` is read five times below, and polars shares no subexpression inside a
+    # list's context: it is computed once, as one list, and read there as the element.
+    return values.implode().list.eval(_table_log2(pl.element())).explode()
+
+
+def _table_log2(values: pl.Expr) -> pl.Expr:
+    """:func:`log2` of whole numbers: off a table up to 65536, ``ln/ln 2`` beyond."""
     size = LOG2_TABLE_SIZE
     in_table = (values >= 1.0) & (values <= size) & (values.floor() == values)
     index = values.clip(1.0, size).floor().cast(pl.Int64) - 1
