@@ -25,7 +25,7 @@ that the statistics read and no others.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -90,6 +90,22 @@ def in_order(values: pl.Expr) -> pl.Expr:
     which adds in order too (a test guards it).
     """
     return values.cum_sum().last().fill_null(0.0)
+
+
+def computed_once(
+    values: Mapping[str, pl.Expr], body: Callable[[dict[str, pl.Expr]], pl.Expr]
+) -> pl.Expr:
+    """``body``, one value per list, over ``values``, each computed once per list.
+
+    Polars shares no subexpression inside a list's context: a running count read
+    four times is summed four times. Here ``values`` (one per position, all of the
+    list's length) are the fields of one struct list, and ``body`` reads them by
+    name as fields of the element, in one ``list.eval``. The values are the same
+    expressions, so the result has the same bits.
+    """
+    packed = pl.struct([value.alias(name) for name, value in values.items()])
+    fields = {name: pl.element().struct.field(name) for name in values}
+    return packed.implode().list.eval(body(fields)).list.first()
 
 
 @cache
