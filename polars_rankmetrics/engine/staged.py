@@ -155,6 +155,16 @@ class StagedRanked(SharedRanked):
     read (a count, whether there is one, AP's sum) and to which cutoff (see :meth:`computed`)."""
     integer_forms: dict[str, pl.Expr] = field(default_factory=dict)
     """Recorded aggregates (by field name) with a cheaper form for integer labels."""
+    r_fields: dict[Threshold, pl.Expr] = field(default_factory=dict)
+    """R's field by threshold: most statistics read R, and recording it costs ~0.1 ms."""
+
+    @property
+    def n_relevant(self) -> pl.Expr:
+        """R's field, recorded once per threshold (see :attr:`r_fields`)."""
+        known = self.r_fields.get(self.threshold)
+        if known is None:
+            known = self.r_fields[self.threshold] = super().n_relevant
+        return known
 
     @property
     def precision_terms(self) -> pl.Expr:
