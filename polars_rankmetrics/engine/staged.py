@@ -250,6 +250,8 @@ class StagedRanked(SharedRanked):
         The same bits as the list's sum (:func:`.ideal.columns_dcg`); a larger ``k``,
         or codes in a struct list, take the list's sum.
         """
+        if _RUNNING_DCG in self.available and gain_of(_LABEL).meta.eq(_LABEL.clip(lower_bound=0.0)):
+            return self.aggregate(_running_at(_RUNNING_DCG, k))
         if k > NETWORK_INPUTS or not self.code.meta.eq(pl.element()):
             return super().top_dcg(k, gain_of)
         return self.aggregate(columns_dcg(pl.element(), k, gain_of).alias(PER_LIST))
@@ -261,6 +263,8 @@ class StagedRanked(SharedRanked):
         ``k`` reads the ideal order sorted once per list, and so does any ``k``
         where another statistic has it sorted already (nDCG over the whole ranking).
         """
+        if _RUNNING_IDEAL in self.available and gains(_LABEL).meta.eq(_LABEL):
+            return self.aggregate(_running_at(_RUNNING_IDEAL, k))
         if k > NETWORK_INPUTS or _IDEAL in self.available or not SORTING_NETWORK.get():
             return super().ideal_dcg(k, gains)
         labels = pl.element().list.eval(self.label)
@@ -333,6 +337,22 @@ class StagedRanked(SharedRanked):
     def shares_hits(self) -> bool:
         """Whether :meth:`computed` may share the hits (the top k path reads a cut list)."""
         return True
+
+
+_LABEL = pl.col("_rankmetrics_label")
+"""A stand-in label, to tell the linear gain (the label itself) from the others."""
+
+
+def _running_at(name: str, k: int) -> pl.Expr:
+    """The running sum ``name`` at rank ``min(k, n)`` of each list (0 for an empty list).
+
+    DCG@k with linear gains adds the first ``k`` terms in rank order, and the running
+    DCG (a ``cum_sum`` of the same terms, shared by Rndcg and ndcg_rel) holds that sum
+    at rank ``k``: the same additions, so the same bits. Read without a pass over the list.
+    """
+    index = pl.min_horizontal(pl.lit(k, dtype=pl.Int64), pl.element().list.len()) - 1
+    at = pl.element().list.get(index, null_on_oob=True).struct.field(name)
+    return at.fill_null(0.0).alias(PER_LIST)
 
 
 INTEGER_LABELS: bool | None = None

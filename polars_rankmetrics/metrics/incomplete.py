@@ -67,11 +67,24 @@ def bpref_statistic(
     if negatives == "nonrelevant":
         nonrelevant = ranked.raw.is_not_null() & ~ranked.relevant
     n_relevant = ranked.n_relevant.cast(pl.Float64)
-    above = _cumulative(nonrelevant & ranked.retrieved)
+    # The running count and the masks once each (the count is read three times).
+    # R and the scale as columns: a true division at each position (``Ranked.at_each``).
+    length = ranked.code.len()
     scale = pl.min_horizontal(_count(nonrelevant), n_relevant)
-    ratio = ranked.at_each(pl.min_horizontal(above, n_relevant), scale)
-    term = pl.when(above > 0).then(1.0 - ratio)
-    value = in_order(term.otherwise(1.0).filter(ranked.top_hit(None))) / n_relevant
+    values = {
+        "above": _cumulative(nonrelevant & ranked.retrieved),
+        "hit": ranked.top_hit(None),
+        "r": pl.repeat(n_relevant, length),
+        "scale": pl.repeat(scale, length),
+    }
+
+    def summed(field: dict[str, pl.Expr]) -> pl.Expr:
+        above = field["above"]
+        ratio = pl.min_horizontal(above, field["r"]) / field["scale"]
+        term = pl.when(above > 0).then(1.0 - ratio)
+        return in_order(term.otherwise(1.0).filter(field["hit"]))
+
+    value = computed_once(values, summed) / n_relevant
     return ranked.if_relevant(value, no_relevant)
 
 
