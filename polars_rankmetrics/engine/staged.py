@@ -50,7 +50,9 @@ from polars_rankmetrics.engine.ideal import (
 from polars_rankmetrics.engine.per_list import (
     PER_LIST,
     constant,
+    linear_gain,
     per_list,
+    running_at,
     summed_in_order,
 )
 from polars_rankmetrics.engine.ranked import (
@@ -156,15 +158,13 @@ class StagedRanked(SharedRanked):
     integer_forms: dict[str, pl.Expr] = field(default_factory=dict)
     """Recorded aggregates (by field name) with a cheaper form for integer labels."""
     r_fields: dict[Threshold, pl.Expr] = field(default_factory=dict)
-    """R's field by threshold: most statistics read R, and recording it costs ~0.1 ms."""
 
     @property
     def n_relevant(self) -> pl.Expr:
-        """R's field, recorded once per threshold (see :attr:`r_fields`)."""
-        known = self.r_fields.get(self.threshold)
-        if known is None:
-            known = self.r_fields[self.threshold] = super().n_relevant
-        return known
+        """R's field, recorded once per threshold (most statistics read R; ~0.1 ms each)."""
+        if self.threshold not in self.r_fields:
+            self.r_fields[self.threshold] = super().n_relevant
+        return self.r_fields[self.threshold]
 
     @property
     def precision_terms(self) -> pl.Expr:
@@ -245,13 +245,13 @@ class StagedRanked(SharedRanked):
         return terms_sum(ap_terms(self._hits(k))).alias(PER_LIST)
 
     def top_dcg(self, k: int, gain_of: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
-        """DCG@k from the first ``k`` codes as columns, for ``k <= NETWORK_INPUTS``.
+        """DCG@k: the running DCG at rank k where it is a field (linear gains), else off the codes.
 
-        The same bits as the list's sum (:func:`.ideal.columns_dcg`); a larger ``k``,
-        or codes in a struct list, take the list's sum.
+        The first ``k`` codes as columns for ``k <= NETWORK_INPUTS`` (:func:`.ideal.columns_dcg`),
+        else the list's sum: the same bits each way (see :func:`.per_list.running_at`).
         """
-        if _RUNNING_DCG in self.available and gain_of(_LABEL).meta.eq(_LABEL.clip(lower_bound=0.0)):
-            return self.aggregate(_running_at(_RUNNING_DCG, k))
+        if _RUNNING_DCG in self.available and linear_gain(gain_of, clipped=True):
+            return self.aggregate(running_at(_RUNNING_DCG, k))
         if k > NETWORK_INPUTS or not self.code.meta.eq(pl.element()):
             return super().top_dcg(k, gain_of)
         return self.aggregate(columns_dcg(pl.element(), k, gain_of).alias(PER_LIST))
@@ -263,8 +263,8 @@ class StagedRanked(SharedRanked):
         ``k`` reads the ideal order sorted once per list, and so does any ``k``
         where another statistic has it sorted already (nDCG over the whole ranking).
         """
-        if _RUNNING_IDEAL in self.available and gains(_LABEL).meta.eq(_LABEL):
-            return self.aggregate(_running_at(_RUNNING_IDEAL, k))
+        if _RUNNING_IDEAL in self.available and linear_gain(gains, clipped=False):
+            return self.aggregate(running_at(_RUNNING_IDEAL, k))
         if k > NETWORK_INPUTS or _IDEAL in self.available or not SORTING_NETWORK.get():
             return super().ideal_dcg(k, gains)
         labels = pl.element().list.eval(self.label)
@@ -339,32 +339,12 @@ class StagedRanked(SharedRanked):
         return True
 
 
-_LABEL = pl.col("_rankmetrics_label")
-"""A stand-in label, to tell the linear gain (the label itself) from the others."""
-
-
-def _running_at(name: str, k: int) -> pl.Expr:
-    """The running sum ``name`` at rank ``min(k, n)`` of each list (0 for an empty list).
-
-    DCG@k with linear gains adds the first ``k`` terms in rank order, and the running
-    DCG (a ``cum_sum`` of the same terms, shared by Rndcg and ndcg_rel) holds that sum
-    at rank ``k``: the same additions, so the same bits. Read without a pass over the list.
-    """
-    index = pl.min_horizontal(pl.lit(k, dtype=pl.Int64), pl.element().list.len()) - 1
-    at = pl.element().list.get(index, null_on_oob=True).struct.field(name)
-    return at.fill_null(0.0).alias(PER_LIST)
-
-
 INTEGER_LABELS: bool | None = None
 """Which form of the aggregates :meth:`StagedRanked.computed` builds: ``None`` picks by
 the relevance column's type when the plan is built (the integer forms for integer and
 Boolean labels); tests and ``benchmarks.profile_metrics`` force one (``True`` only on
 integer labels: the integer forms read whole numbers)."""
-
-
 _SHARED = "_rankmetrics_shared_hits"
-
-
 _TERMS_NAME = "_rankmetrics_precision_terms"
 _TERMS_PLACEHOLDER = pl.col(_TERMS_NAME)
 """What a staged statistic reads as AP's summands: it never reaches polars (see
