@@ -260,6 +260,18 @@ class Ranked:
         found = self.top_hit(None).cast(pl.UInt32).cum_sum()
         return self.hit * found / self.rank
 
+    def best_precision_from_hits(self) -> pl.Expr:
+        """Per list, the highest precision at each hit and below it: a list, one per hit.
+
+        The running maximum from the end of ``found / rank`` at the hits: its (c-1)-th
+        value is the highest precision at the c-th and later relevant retrieved rows
+        (trec_eval's interpolated precision). One aggregate.
+        """
+        hit = self.top_hit(None)
+        found = hit.cast(pl.Float64).cum_sum()
+        at_hits = (found / self.rank).filter(hit)
+        return self.aggregate(at_hits.reverse().cum_max().reverse().implode())
+
     def gain(self, label: pl.Expr, gain: Gain) -> pl.Expr:
         """The DCG gain of ``label``."""
         return label if gain == "linear" else pl.lit(2.0).pow(label) - 1.0

@@ -221,7 +221,7 @@ def evaluate_topics(settings: Settings, inputs: Inputs, requested: list[Requeste
     topics = inputs.qrels.get_column("query").unique().sort().to_list()
     considered = [t for t in topics if settings.debug_query in (None, t)]
     values, *duplicates = compute(settings, inputs, requested, considered)
-    run_topics = set(inputs.run.get_column("query").unique().to_list())
+    run_topics = inputs.run_topics
     groups = settings.rel_format == "qrels_jg"
     shown = _shown([c for item in requested for c in item.columns if c.measure.per_query])
     columns = [column for item in requested for column in item.columns]
