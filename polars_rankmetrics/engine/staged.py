@@ -48,7 +48,14 @@ from polars_rankmetrics.engine.ideal import (
     network_ideal_dcg,
 )
 from polars_rankmetrics.engine.narrow import all_safe, narrow_list, typed
-from polars_rankmetrics.engine.per_list import PER_LIST, constant, per_list, summed_in_order
+from polars_rankmetrics.engine.per_list import (
+    PER_LIST,
+    constant,
+    linear_gain,
+    per_list,
+    running_at,
+    summed_in_order,
+)
 from polars_rankmetrics.engine.ranked import FIELDS, RAW, TOP_DISCOUNT_MAX_K, Ranked, Threshold
 from polars_rankmetrics.engine.ranking import Ranking
 from polars_rankmetrics.engine.statistic import Bound, Statistic
@@ -145,6 +152,14 @@ class StagedRanked(SharedRanked):
     read (a count, whether there is one, AP's sum) and to which cutoff (see :meth:`computed`)."""
     integer_forms: dict[str, pl.Expr] = field(default_factory=dict)
     """Recorded aggregates (by field name) with a cheaper form for integer labels."""
+    r_fields: dict[Threshold, pl.Expr] = field(default_factory=dict)
+
+    @property
+    def n_relevant(self) -> pl.Expr:
+        """R's field, recorded once per threshold (most statistics read R; ~0.1 ms each)."""
+        if self.threshold not in self.r_fields:
+            self.r_fields[self.threshold] = super().n_relevant
+        return self.r_fields[self.threshold]
 
     @property
     def precision_terms(self) -> pl.Expr:
@@ -235,11 +250,13 @@ class StagedRanked(SharedRanked):
         return terms_sum(ap_terms(self._hits(k))).alias(PER_LIST)
 
     def top_dcg(self, k: int, gain_of: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
-        """DCG@k from the first ``k`` codes as columns, for ``k <= NETWORK_INPUTS``.
+        """DCG@k: the running DCG at rank k where it is a field (linear gains), else off the codes.
 
-        The same bits as the list's sum (:func:`.ideal.columns_dcg`); a larger ``k``,
-        or codes in a struct list, take the list's sum.
+        The first ``k`` codes as columns for ``k <= NETWORK_INPUTS`` (:func:`.ideal.columns_dcg`),
+        else the list's sum: the same bits each way (see :func:`.per_list.running_at`).
         """
+        if _RUNNING_DCG in self.available and linear_gain(gain_of, clipped=True):
+            return self.aggregate(running_at(_RUNNING_DCG, k))
         if k > NETWORK_INPUTS or not self.code.meta.eq(pl.element()):
             return super().top_dcg(k, gain_of)
         return self.aggregate(columns_dcg(pl.element(), k, gain_of).alias(PER_LIST))
@@ -251,6 +268,8 @@ class StagedRanked(SharedRanked):
         ``k`` reads the ideal order sorted once per list, and so does any ``k``
         where another statistic has it sorted already (nDCG over the whole ranking).
         """
+        if _RUNNING_IDEAL in self.available and linear_gain(gains, clipped=False):
+            return self.aggregate(running_at(_RUNNING_IDEAL, k))
         if k > NETWORK_INPUTS or _IDEAL in self.available or not SORTING_NETWORK.get():
             return super().ideal_dcg(k, gains)
         labels = pl.element().list.eval(self.label)
@@ -272,14 +291,12 @@ class StagedRanked(SharedRanked):
     ) -> pl.Expr:
         """The struct of every recorded aggregate, per ranked list in ``listed``.
 
-        ``list.agg`` would evaluate each aggregate once per list. Instead, the
-        group's list is wrapped in a list of one (``implode``) and each
-        aggregate is evaluated on it by :func:`.per_list.per_list` inside one
-        ``list.eval``, so that polars can run the reductions over every list at
-        once. Where an aggregate has a cheaper form for integer labels (the
-        ideal DCG by counting), the type of the ``relevance`` column picks the
-        form when the plan is built (:data:`INTEGER_LABELS` forces one), over ``narrow``
-        (the codes in their own type) where every aggregate allows it (:mod:`.narrow`).
+        The group's list is wrapped in a list of one (``implode``) and each aggregate
+        evaluated on it by :func:`.per_list.per_list` in one ``list.eval``: polars runs
+        the reductions over every list at once (``list.agg``: a call per list). For
+        integer labels (the type of ``relevance`` picks the form when the plan is built;
+        :data:`INTEGER_LABELS` forces one) the cheaper forms (the ideal DCG by counting)
+        read ``narrow``, the codes in their own type, where all allow it (:mod:`.narrow`).
         """
         other = self._per_lists(listed, {})
         if relevance is None or INTEGER_LABELS is False:
@@ -338,11 +355,7 @@ INTEGER_LABELS: bool | None = None
 the relevance column's type when the plan is built (the integer forms for integer and
 Boolean labels); tests and ``benchmarks.profile_metrics`` force one (``True`` only on
 integer labels: the integer forms read whole numbers)."""
-
-
 _SHARED = "_rankmetrics_shared_hits"
-
-
 _TERMS_NAME = "_rankmetrics_precision_terms"
 _TERMS_PLACEHOLDER = pl.col(_TERMS_NAME)
 """What a staged statistic reads as AP's summands: it never reaches polars (see
@@ -585,16 +598,3 @@ def staged_parts(
             value = vocabulary.aggregate(bound.build(whole))
         fields.append(value.alias(bound.name))
     return staged.computed(listed, ranking.relevance, narrow), fields
-
-
-def staged_value(ranking: Ranking, bound: Bound, usage: Usage) -> pl.Expr:
-    """One staged statistic by the shared path, named like the relevance column."""
-    listed, staged = _shared_list(ranking, usage.quantities)
-    value = bound.build(_for(staged, bound.threshold)).alias(_VALUE)
-    narrow = None if staged.available else narrow_list(ranking)
-    return (
-        staged.computed(listed, ranking.relevance, narrow)
-        .struct.eval(value)
-        .struct.field(_VALUE)
-        .name.keep()
-    )

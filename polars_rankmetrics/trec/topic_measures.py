@@ -326,8 +326,13 @@ def reset_placeholder(values: dict[str, Any]) -> dict[str, Any]:
 def per_topic_value(column: Column, value: Any) -> Any:
     """The value trec_eval stores per topic: the log for a geometric mean."""
     if column.measure.summary == "geometric":
-        return math.log(max(value, 0.00001)) if value == value else value
+        return geometric_value(value)
     return value
+
+
+def geometric_value(value: Any) -> Any:
+    """The log trec_eval stores per topic for a geometric mean (of at least 0.00001)."""
+    return math.log(max(value, 0.00001)) if value == value else value
 
 
 def zscore(
