@@ -12,6 +12,10 @@ from tests.fusion_data import assert_same_fusion, random_runs, ranx_frame, trans
 
 ranx = pytest.importorskip("ranx")
 
+# ranx's numba code warns about its own casts while it compiles: alone in a fresh
+# environment (nothing compiled by an earlier test), this file failed on that warning.
+pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")
+
 NORMS = ["min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda", None]
 SCORE_METHODS = ["min", "max", "med", "sum", "anz", "mnz", "gmnz", "wsum", "wmnz", "mixed"]
 RANK_METHODS = ["isr", "log_isr", "logn_isr", "rrf", "rbc", "bordafuse", "w_bordafuse"]
