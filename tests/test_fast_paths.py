@@ -15,6 +15,7 @@ import inspect
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 import polars as pl
 import pytest
@@ -310,3 +311,23 @@ def test_an_infinite_label_gives_the_same_finite_precision_on_every_path() -> No
     expected = pl.DataFrame({"q": [1, 2], "P@2": [1 / 2, 1 / 2], "P@3": [2 / 3, 1 / 3]})
     for result in by_path:
         assert_frame_equal(result, expected, check_exact=True)
+
+
+# The measures whose expressions compute their running sums once (`computed_once`, the
+# input of `log2`), the counts read as aggregates (set measures) and nDCG@k read off
+# the running DCG that Rndcg and ndcg_rel share: together, as in trec_eval's all_trec.
+ONCE = ["ndcg_cut.5,10,1000", "ndcg", "Rndcg", "ndcg_rel", "G", "binG", "infAP", "bpref"]
+ONCE += ["set_F", "set_map", "set_relative_P", "utility.1,-1,0,0", "num_rel_ret"]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_values_computed_once_equal_the_plain_path(seed: int) -> None:
+    fast, plain = fast_and_plain(lambda: rm.metrics("relevance", ONCE, by="score"))
+    both_ways(random_rankings(seed), fast, plain)
+    staged = StagedRanked(Threshold())
+    bounds = [parse_measure(name).bind("null") for name in ["Rndcg", "ndcg_cut_10"]]
+    used = probe(bounds, Threshold()).quantities
+    reader = replace(staged, available=frozenset(used) & {"_running_dcg", "_running_ideal_dcg"})
+    assert "_running_dcg" in reader.available
+    bounds[1].build(reader)
+    assert any("_running_dcg" in str(value) for _, value in reader.recorded.values())

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from polars_rankmetrics.fusion import fuse
+from polars_rankmetrics.fusion import fuse, run_rank
 from polars_rankmetrics.fusion.blocks import find_blocks
 from polars_rankmetrics.fusion.methods import BY_DOC
 from polars_rankmetrics.fusion.runs import read_runs
@@ -79,3 +79,45 @@ def test_codes_follow_the_sorted_query_ids() -> None:
     decoded = blocks.decode(blocks.frame.lazy()).collect().get_column("query")
     assert decoded.to_list() == read_runs(_runs(1)).frame.collect().get_column("query").to_list()
     assert blocks.frame.get_column("_block").flags["SORTED_ASC"]
+
+
+def _in_rank_order(frames: list[pl.DataFrame], *, doc_descending: bool) -> list[pl.DataFrame]:
+    """Each run sorted by query, then score descending; ties by document id either way."""
+    return [
+        frame.sort(["query", "score", "doc"], descending=[False, True, doc_descending])
+        for frame in frames
+    ]
+
+
+@pytest.mark.parametrize("method", ["rrf", "isr", "log_isr", "logn_isr", "rbc"])
+@pytest.mark.parametrize("norm", ["min-max", "max", "rank", None, "min-max-inverted"])
+@pytest.mark.parametrize("doc_descending", [True, False])
+def test_runs_in_rank_order_take_their_ranks_from_the_order(
+    method: str, norm: str | None, doc_descending: bool
+) -> None:
+    # Many tied scores: with document ids ascending among ties, the order is not the
+    # rank order, and the ranks come from the window over the blocks instead.
+    frames = _in_rank_order(_runs(11), doc_descending=doc_descending)
+    blocks = find_blocks(read_runs(frames).frame.collect())
+    assert blocks is not None
+    assert (blocks.ranks() is not None) == doc_descending
+    options = {"method": method, "norm": norm, **PARAMS.get(method, {})}
+    eager = fuse(frames, **options)  # type: ignore[arg-type]
+    lazy = fuse([frame.lazy() for frame in frames], **options)  # type: ignore[arg-type]
+    assert isinstance(eager, pl.DataFrame)
+    assert_frame_equal(eager, lazy.collect())
+
+
+def test_ranks_from_the_order_are_the_window_ranks() -> None:
+    frames = _in_rank_order(_runs(5), doc_descending=True)
+    blocks = find_blocks(read_runs(frames).frame.collect())
+    assert blocks is not None
+    ranks = blocks.ranks()
+    assert ranks is not None
+    window = blocks.frame.select(run_rank().over("_block")).to_series()
+    assert ranks.to_list() == window.to_list()
+    # A score above its predecessor in a block: not in rank order.
+    swapped = [frames[0].with_columns(pl.col("score").reverse().over("query")), *frames[1:]]
+    swapped_blocks = find_blocks(read_runs(swapped).frame.collect())
+    assert swapped_blocks is not None
+    assert swapped_blocks.ranks() is None

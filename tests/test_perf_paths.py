@@ -74,3 +74,32 @@ def test_metrics_name_only_their_columns() -> None:
     """``meta.root_names()`` (which evaluate_parquet reads columns by) names no ``''``."""
     expr = rm.metrics("relevance", [*MEASURES, "bpref"], by="score")
     assert set(expr.meta.root_names()) == {"relevance", "score"}
+
+
+def test_the_element_walk_over_polars_nodes_answers_as_the_public_walk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``reads_element`` walks ``Expr._pyexpr``'s nodes; the public ``meta`` walk agrees."""
+    from polars_rankmetrics.engine import expressions
+
+    element = pl.element()
+    cases = [
+        (element, True),
+        (pl.col("a"), False),
+        (pl.field("_aggregate_0") / 2.0, False),
+        (element.cum_sum().filter(element > 0).max(), True),
+        (pl.when(pl.field("x") > 0).then(element.sum()).otherwise(0.0), True),
+        (pl.when(pl.field("x") > 0).then(pl.field("y")).otherwise(pl.lit(1.0)), False),
+        (pl.col("a").list.eval(element * 2).list.sum(), True),
+        (pl.struct(pl.field("a").alias("b"), pl.lit(3).alias("c")).struct.field("b"), False),
+    ]
+    for expr, expected in cases:
+        assert expressions.reads_element(expr) is expected
+        assert expressions._reads_element(expr) is expected
+
+    def absent(node: object) -> bool:
+        raise AttributeError("_pyexpr")
+
+    monkeypatch.setattr(expressions, "_reads_element_fast", absent)
+    for expr, expected in cases:
+        assert expressions.reads_element(expr) is expected

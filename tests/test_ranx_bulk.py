@@ -139,3 +139,91 @@ def test_the_run_order_of_a_ranx_run_is_ranx_order_of_tied_scores() -> None:
             for name in names
         ]
         assert (max(differences) < 1e-12) == exact, differences
+
+
+def _trec_places(nested: dict[str, dict[str, float]]) -> list[int]:
+    """Each entry's place in trec_eval's order, the obvious way: per query, by score
+    descending, then doc id descending as UTF-8 bytes (Python's sort is stable)."""
+    places: list[int] = []
+    start = 0
+    for docs in nested.values():
+        entries = list(docs.items())
+        by_doc = sorted(range(len(entries)), key=lambda i: entries[i][0].encode(), reverse=True)
+        ranked = sorted(by_doc, key=lambda i: -entries[i][1])
+        place = [0] * len(entries)
+        for position, i in enumerate(ranked):
+            place[i] = start + position
+        places.extend(place)
+        start += len(entries)
+    return places
+
+
+def test_trec_positions_are_trec_evals_order_of_the_entries() -> None:
+    # Unsorted typed dicts (as `Run()` + `add_score` keep them), many ties,
+    # 0.0 tying -0.0, ids that are prefixes of others, NULs, wide code points.
+    rng = random.Random(7)
+    odd = ["a", "ab", "abc", "a\x00", "b", "é", "e", "€", "𝄞", "z" * 12, ""]
+    nested = {
+        f"q{q}": {
+            doc: rng.choice([0.0, -0.0, 0.5, 1.0, -1.0, float("inf"), rng.random()])
+            for doc in [*odd, *(f"d{rng.randrange(10**4)}" for _ in range(rng.randrange(1, 90)))]
+        }
+        for q in range(40)
+    }
+    frame = _ranx.ranx_positioned(_typed(nested), "place")
+    assert frame is not None
+    assert_frame_equal(frame.drop("place"), _python(nested, "score", pl.Float64))
+    assert frame.get_column("place").to_list() == _trec_places(nested)
+    # ranx's own sorted Run: the same places of the same entries.
+    run = ranx.Run(nested)
+    frame = _ranx.ranx_positioned(run.run, "place")
+    assert frame is not None
+    ordered = run.to_dict()
+    assert frame.get_column("place").to_list() == _trec_places(ordered)
+
+
+def test_no_trec_positions_for_a_nan_score_or_a_small_run() -> None:
+    nested = {f"q{q}": {f"d{d}": d / 7 for d in range(60)} for q in range(30)}
+    nested["q3"]["d5"] = float("nan")
+    assert _ranx.ranx_positioned(_typed(nested), "place") is None
+    assert _ranx.ranx_positioned(_typed({"q": {"d": 1.0}}), "place") is None
+
+
+def test_evaluate_of_a_ranx_run_equals_the_frames_and_pytrec_eval_on_ties() -> None:
+    # rm.evaluate reads a ranx Run's places in trec_eval's order (one sort key);
+    # the values must be the frames' path (a sort by score, then doc) and
+    # pytrec_eval's (trec_eval's order of tied scores), bit for bit and to 1e-12.
+    import math
+
+    import pytrec_eval
+
+    import polars_rankmetrics as rm
+    from polars_rankmetrics.evaluation.inputs import positioned_run
+
+    rng = random.Random(11)
+    scores = {
+        str(q): {f"d{rng.randrange(500)}": round(rng.random(), 1) for _ in range(90)}
+        for q in range(40)
+    }
+    labels = {
+        query: {doc: rng.randrange(-1, 4) for doc in docs if rng.random() < 0.4}
+        for query, docs in scores.items()
+    }
+    for q in range(5):  # judged documents the run lacks, and queries it lacks
+        labels[str(q)].update({f"x{d}": rng.randrange(0, 3) for d in range(6)})
+        labels[f"only{q}"] = {"d1": 1}
+    qrels, run = ranx.Qrels(labels), ranx.Run(scores)
+    assert positioned_run(run, "place") is not None
+    names = ["map", "P_5", "ndcg_cut_10", "recall_20", "recip_rank", "Rprec", "bpref", "ndcg"]
+    pytrec = pytrec_eval.RelevanceEvaluator(labels, set(names) - {"recall_20"} | {"recall"})
+    theirs = pytrec.evaluate(scores)
+    for level in (1, 0, 2):
+        ours = rm.evaluate(qrels, run, names, relevance_level=level)
+        frames = rm.evaluate(read_qrels(qrels), read_run(run), names, relevance_level=level)
+        assert_frame_equal(ours.per_query, frames.per_query, check_exact=True)
+        assert_frame_equal(ours.aggregate, frames.aggregate, check_exact=True)
+        if level != 1:
+            continue
+        for row in ours.per_query.iter_rows(named=True):
+            for name in names:
+                assert math.isclose(row[name], theirs[row["query"]][name], rel_tol=1e-12), name

@@ -302,3 +302,10 @@ def test_odd_whitespace_in_qrels_reads_as_line_by_line(tmp_path: Path, text: str
     expected = "topic iteration docno relevance"
     slow = _outcome(lambda: _read_lines(path, QRELS_SCHEMA, expected, rest=False))
     assert _outcome(lambda: rm.read_trec_qrels(path)) == slow
+
+
+@pytest.mark.parametrize("separator", [" ", "\t"])
+def test_one_line_without_a_line_break_finds_its_separator(tmp_path: Path, separator: str) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text(separator.join(["q", "Q0", "d", "1", "0.5", "r"]))  # no "\n" at all
+    assert rm.read_trec_run(path).row(0) == ("q", "Q0", "d", 1, 0.5, "r")

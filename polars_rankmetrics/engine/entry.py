@@ -36,10 +36,9 @@ from polars_rankmetrics.engine.staged import (
     probe,
     staged_parts,
     staged_struct,
-    staged_value,
 )
 from polars_rankmetrics.engine.statistic import Bound
-from polars_rankmetrics.engine.top import top_value
+from polars_rankmetrics.engine.top import staged_value, top_value
 
 _LISTED = "_rankmetrics_listed"
 _PLAIN = "_rankmetrics_plain"

@@ -7,6 +7,8 @@ statistic reads one list) into an expression over a list element, used by
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import polars as pl
 
 from polars_rankmetrics.engine.ranked import in_order
@@ -75,3 +77,23 @@ def summed_in_order(value: pl.Expr) -> pl.Expr | None:
             if len(summed) == 1 and value.meta.eq(in_order(summed[0])):
                 return summed[0]
     return None
+
+
+_LABEL = pl.col("_rankmetrics_label")
+
+
+def linear_gain(gain_of: Callable[[pl.Expr], pl.Expr], *, clipped: bool) -> bool:
+    """Whether ``gain_of`` gives the label itself (clipped at 0 for the ranking's codes)."""
+    return gain_of(_LABEL).meta.eq(_LABEL.clip(lower_bound=0.0) if clipped else _LABEL)
+
+
+def running_at(name: str, k: int) -> pl.Expr:
+    """The running sum ``name`` at rank ``min(k, n)`` of each list (0 for an empty list).
+
+    DCG@k with linear gains adds the first ``k`` terms in rank order, and the running
+    DCG (a ``cum_sum`` of the same terms, shared by Rndcg and ndcg_rel) holds that sum
+    at rank ``k``: the same additions, so the same bits. Read without a pass over the list.
+    """
+    index = pl.min_horizontal(pl.lit(k, dtype=pl.Int64), pl.element().list.len()) - 1
+    at = pl.element().list.get(index, null_on_oob=True).struct.field(name)
+    return at.fill_null(0.0).alias(PER_LIST)

@@ -25,7 +25,7 @@ that the statistics read and no others.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -92,6 +92,22 @@ def in_order(values: pl.Expr) -> pl.Expr:
     return values.cum_sum().last().fill_null(0.0)
 
 
+def computed_once(
+    values: Mapping[str, pl.Expr], body: Callable[[dict[str, pl.Expr]], pl.Expr]
+) -> pl.Expr:
+    """``body``, one value per list, over ``values``, each computed once per list.
+
+    Polars shares no subexpression inside a list's context: a running count read
+    four times is summed four times. Here ``values`` (one per position, all of the
+    list's length) are the fields of one struct list, and ``body`` reads them by
+    name as fields of the element, in one ``list.eval``. The values are the same
+    expressions, so the result has the same bits.
+    """
+    packed = pl.struct([value.alias(name) for name, value in values.items()])
+    fields = {name: pl.element().struct.field(name) for name in values}
+    return packed.implode().list.eval(body(fields)).list.first()
+
+
 @cache
 def _whole_log2(n: int) -> pl.Series:
     """``log2(x)`` for x = 1 to ``n``, C's."""
@@ -107,6 +123,13 @@ def log2(values: pl.Expr, *, whole: bool = True) -> pl.Expr:
     """
     if not whole:
         return values.map_elements(math.log2, return_dtype=pl.Float64)
+    # `values` is read five times below, and polars shares no subexpression inside a
+    # list's context: it is computed once, as one list, and read there as the element.
+    return values.implode().list.eval(_table_log2(pl.element())).explode()
+
+
+def _table_log2(values: pl.Expr) -> pl.Expr:
+    """:func:`log2` of whole numbers: off a table up to 65536, ``ln/ln 2`` beyond."""
     size = LOG2_TABLE_SIZE
     in_table = (values >= 1.0) & (values <= size) & (values.floor() == values)
     index = values.clip(1.0, size).floor().cast(pl.Int64) - 1
@@ -236,6 +259,18 @@ class Ranked:
         # The running count of hits, in UInt32: exact, and cheaper than a Float64 cum_sum.
         found = self.top_hit(None).cast(pl.UInt32).cum_sum()
         return self.hit * found / self.rank
+
+    def best_precision_from_hits(self) -> pl.Expr:
+        """Per list, the highest precision at each hit and below it: a list, one per hit.
+
+        The running maximum from the end of ``found / rank`` at the hits: its (c-1)-th
+        value is the highest precision at the c-th and later relevant retrieved rows
+        (trec_eval's interpolated precision). One aggregate.
+        """
+        hit = self.top_hit(None)
+        found = hit.cast(pl.Float64).cum_sum()
+        at_hits = (found / self.rank).filter(hit)
+        return self.aggregate(at_hits.reverse().cum_max().reverse().implode())
 
     def gain(self, label: pl.Expr, gain: Gain) -> pl.Expr:
         """The DCG gain of ``label``."""

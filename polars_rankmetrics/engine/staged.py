@@ -50,7 +50,9 @@ from polars_rankmetrics.engine.ideal import (
 from polars_rankmetrics.engine.per_list import (
     PER_LIST,
     constant,
+    linear_gain,
     per_list,
+    running_at,
     summed_in_order,
 )
 from polars_rankmetrics.engine.ranked import (
@@ -155,6 +157,14 @@ class StagedRanked(SharedRanked):
     read (a count, whether there is one, AP's sum) and to which cutoff (see :meth:`computed`)."""
     integer_forms: dict[str, pl.Expr] = field(default_factory=dict)
     """Recorded aggregates (by field name) with a cheaper form for integer labels."""
+    r_fields: dict[Threshold, pl.Expr] = field(default_factory=dict)
+
+    @property
+    def n_relevant(self) -> pl.Expr:
+        """R's field, recorded once per threshold (most statistics read R; ~0.1 ms each)."""
+        if self.threshold not in self.r_fields:
+            self.r_fields[self.threshold] = super().n_relevant
+        return self.r_fields[self.threshold]
 
     @property
     def precision_terms(self) -> pl.Expr:
@@ -170,12 +180,17 @@ class StagedRanked(SharedRanked):
         """Record ``value`` (once per distinct expression); return its field."""
         value, read = self._sparse(value)
         key = value.meta.serialize()
-        if key not in self.recorded:
-            self.recorded[key] = (f"_aggregate_{len(self.recorded)}", value)
-        name = self.recorded[key][0]
-        read = read or self._hits_read(value)
-        if read is not None:
-            self.reads_hits[name] = (self.threshold, *read)
+        known = self.recorded.get(key)
+        if known is None:
+            name = f"_aggregate_{len(self.recorded)}"
+            self.recorded[key] = (name, value)
+            # What it reads of the hits, found once per distinct aggregate (the same
+            # expression reads the same): 81 of the default measures' 192 calls repeat one.
+            read = read or self._hits_read(value)
+            if read is not None:
+                self.reads_hits[name] = (self.threshold, *read)
+        else:
+            name = known[0]
         return pl.field(name) if self.within is None else pl.field(self.within).struct.field(name)
 
     def _sparse(self, value: pl.Expr) -> tuple[pl.Expr, tuple[HitsRead, int | None] | None]:
@@ -219,6 +234,11 @@ class StagedRanked(SharedRanked):
         listed = pl.element() if k is None else pl.element().list.head(k)
         return listed.list.eval(self.top_hit(None).cast(pl.UInt32))
 
+    def best_precision_from_hits(self) -> pl.Expr:
+        """The same from AP's terms ``j / r_j`` (the same divisions): list operations, no rank."""
+        best = pl.element().reverse().cum_max().reverse()
+        return self.aggregate(ap_terms(self._hits(None)).list.eval(best).alias(PER_LIST))
+
     def _sparse_terms_sum(self, k: int | None) -> pl.Expr:
         """``in_order(precision_terms.head(k))`` summed over the hits only, per list.
 
@@ -235,11 +255,13 @@ class StagedRanked(SharedRanked):
         return terms_sum(ap_terms(self._hits(k))).alias(PER_LIST)
 
     def top_dcg(self, k: int, gain_of: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
-        """DCG@k from the first ``k`` codes as columns, for ``k <= NETWORK_INPUTS``.
+        """DCG@k: the running DCG at rank k where it is a field (linear gains), else off the codes.
 
-        The same bits as the list's sum (:func:`.ideal.columns_dcg`); a larger ``k``,
-        or codes in a struct list, take the list's sum.
+        The first ``k`` codes as columns for ``k <= NETWORK_INPUTS`` (:func:`.ideal.columns_dcg`),
+        else the list's sum: the same bits each way (see :func:`.per_list.running_at`).
         """
+        if _RUNNING_DCG in self.available and linear_gain(gain_of, clipped=True):
+            return self.aggregate(running_at(_RUNNING_DCG, k))
         if k > NETWORK_INPUTS or not self.code.meta.eq(pl.element()):
             return super().top_dcg(k, gain_of)
         return self.aggregate(columns_dcg(pl.element(), k, gain_of).alias(PER_LIST))
@@ -251,6 +273,8 @@ class StagedRanked(SharedRanked):
         ``k`` reads the ideal order sorted once per list, and so does any ``k``
         where another statistic has it sorted already (nDCG over the whole ranking).
         """
+        if _RUNNING_IDEAL in self.available and linear_gain(gains, clipped=False):
+            return self.aggregate(running_at(_RUNNING_IDEAL, k))
         if k > NETWORK_INPUTS or _IDEAL in self.available or not SORTING_NETWORK.get():
             return super().ideal_dcg(k, gains)
         labels = pl.element().list.eval(self.label)
@@ -330,11 +354,7 @@ INTEGER_LABELS: bool | None = None
 the relevance column's type when the plan is built (the integer forms for integer and
 Boolean labels); tests and ``benchmarks.profile_metrics`` force one (``True`` only on
 integer labels: the integer forms read whole numbers)."""
-
-
 _SHARED = "_rankmetrics_shared_hits"
-
-
 _TERMS_NAME = "_rankmetrics_precision_terms"
 _TERMS_PLACEHOLDER = pl.col(_TERMS_NAME)
 """What a staged statistic reads as AP's summands: it never reaches polars (see
@@ -576,15 +596,3 @@ def staged_parts(
             value = vocabulary.aggregate(bound.build(whole))
         fields.append(value.alias(bound.name))
     return staged.computed(listed, ranking.relevance), fields
-
-
-def staged_value(ranking: Ranking, bound: Bound, usage: Usage) -> pl.Expr:
-    """One staged statistic by the shared path, named like the relevance column."""
-    listed, staged = _shared_list(ranking, usage.quantities)
-    value = bound.build(_for(staged, bound.threshold)).alias(_VALUE)
-    return (
-        staged.computed(listed, ranking.relevance)
-        .struct.eval(value)
-        .struct.field(_VALUE)
-        .name.keep()
-    )

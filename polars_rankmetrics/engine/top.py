@@ -2,7 +2,8 @@
 
 See :func:`top_value`; the vocabulary is :class:`_TopRanked`, a
 :class:`~.staged.StagedRanked` over a list that holds R, the ideal ranking's
-top k and the group's top k codes.
+top k and the group's top k codes. One staged statistic over the whole list
+takes :func:`staged_value` (the shared path of :mod:`.staged`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from polars_rankmetrics.engine.staged import (
     _VALUE,
     StagedRanked,
     Usage,
+    _for,
+    _shared_list,
 )
 from polars_rankmetrics.engine.statistic import Bound
 
@@ -90,3 +93,15 @@ def top_value(ranking: Ranking, bound: Bound, k: int, usage: Usage) -> pl.Expr:
     listed = parts[0] if len(parts) == 1 else pl.concat_list(parts)
     value = bound.build(ranked).alias(_VALUE)
     return ranked.computed(listed).struct.eval(value).struct.field(_VALUE).name.keep()
+
+
+def staged_value(ranking: Ranking, bound: Bound, usage: Usage) -> pl.Expr:
+    """One staged statistic by the shared path, named like the relevance column."""
+    listed, staged = _shared_list(ranking, usage.quantities)
+    value = bound.build(_for(staged, bound.threshold)).alias(_VALUE)
+    return (
+        staged.computed(listed, ranking.relevance)
+        .struct.eval(value)
+        .struct.field(_VALUE)
+        .name.keep()
+    )

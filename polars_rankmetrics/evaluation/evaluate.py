@@ -26,6 +26,7 @@ from polars_rankmetrics._validate import (
 )
 from polars_rankmetrics.evaluation.inputs import (
     check_not_swapped,
+    positioned_run,
     read_qrels,
     read_run,
     unique_pairs,
@@ -49,6 +50,7 @@ from polars_rankmetrics.evaluation.topics import (
     IN_RUN,
     PLACEHOLDER_DOC,
     ROW,
+    TREC_POSITION,
     topic_values,
     truncate,
 )
@@ -400,23 +402,29 @@ def evaluate(
     _check_options(relevance_level, max_per_query, tie_break, collection_size)
     query_set = _query_set(queries, complete)
     parsed, diversity = _parsed(tuple(names), int(collection_size))
+    with_row = tie_break == "input" or (
+        tie_break == "tool" and any(c.order == "input" for c in parsed)
+    )
+    levels = subtopic_levels(parsed, int(relevance_level))
+    cuts = max_per_query is not None or judged_only or levels
+    one_query = query_set in ("run", "trec_eval") and not cuts
     qrels_frame = read_qrels(qrels, qrels_columns, subtopics=diversity)
-    run_frame = read_run(run, run_columns)
+    run_frame = None  # a ranx Run: its rows' places in trec_eval's order (see .one_pass)
+    trec_order = tie_break in ("tool", "doc_descending") and not (diversity or with_row)
+    if one_query and run_columns is None and trec_order:
+        run_frame = positioned_run(run, TREC_POSITION)
+    positioned = run_frame is not None
+    run_frame = read_run(run, run_columns) if run_frame is None else run_frame
     check_not_swapped(qrels_frame, run_frame)
     judgements = qrels_frame  # one row per (query, subtopic, document) for diversity
     if diversity:
         qrels_frame = judged_subtopics(qrels_frame, int(relevance_level))
-    with_row = tie_break == "input" or (
-        tie_break == "tool" and any(c.order == "input" for c in parsed)
-    )
     check_qrels = diversity or not unique_pairs(qrels)  # ranx's dicts cannot repeat a pair
     run_id = ""
     if "run_id" in run_frame.columns:
         last = run_frame.get_column("run_id")[-1]
         run_id = "" if last is None else str(last)
-    levels = subtopic_levels(parsed, int(relevance_level))
-    cuts = max_per_query is not None or judged_only or levels
-    if query_set in ("run", "trec_eval") and not cuts:
+    if one_query:
         # The common case: everything in one query (see .one_pass).
         done = one_pass(
             qrels_frame,
@@ -425,6 +433,7 @@ def evaluate(
             relevance_level=int(relevance_level),
             tie_break=tie_break,
             with_row=with_row,
+            positioned=positioned,
             check=_check_unique,
             check_qrels=check_qrels,
             check_run=not unique_pairs(run),

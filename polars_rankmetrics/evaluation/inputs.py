@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 import polars as pl
 
-from polars_rankmetrics.evaluation.ranx_bulk import ranx_frame
+from polars_rankmetrics.evaluation.ranx_bulk import ranx_frame, ranx_positioned
 from polars_rankmetrics.trec.readers import read_trec_qrels, read_trec_run
 
 Side = Literal["qrels", "run"]
@@ -223,6 +223,18 @@ def unique_pairs(source: object) -> bool:
     ``'1'``). Its duplicate check can be skipped.
     """
     return _is_ranx(source)
+
+
+def positioned_run(source: Any, position: str) -> pl.DataFrame | None:
+    """:func:`read_run` of a ranx ``Run``, with each row's place in trec_eval's order.
+
+    ``position`` names the column (see :func:`.ranx_bulk.ranx_positioned`).
+    None for any other source, and where the compiled reader cannot place the
+    rows (then :func:`read_run` reads it).
+    """
+    if not (_is_ranx(source) and type(source).__name__ == "Run" and hasattr(source, "run")):
+        return None
+    return ranx_positioned(source.run, position)
 
 
 def _from_records(records: Iterable[Any], side: Side) -> pl.LazyFrame:

@@ -33,7 +33,14 @@ import polars as pl
 
 from polars_rankmetrics._validate import TieBreak
 from polars_rankmetrics.evaluation.query_sets import missing_message
-from polars_rankmetrics.evaluation.topics import HAS_RELEVANT, IN_QRELS, IN_RUN, ROW, topic_plan
+from polars_rankmetrics.evaluation.topics import (
+    HAS_RELEVANT,
+    IN_QRELS,
+    IN_RUN,
+    ROW,
+    TREC_POSITION,
+    topic_plan,
+)
 from polars_rankmetrics.measures import Column
 
 
@@ -72,6 +79,7 @@ def one_pass(
     relevance_level: int,
     tie_break: TieBreak,
     with_row: bool,
+    positioned: bool = False,
     check: Callable[[pl.DataFrame, str], None],
     check_qrels: bool,
     check_run: bool,
@@ -83,9 +91,12 @@ def one_pass(
     queries the qrels lack are counted, then dropped),
     ``qrels`` the judgements (subtopic lists for diversity). ``with_row``
     numbers the run's rows first (:data:`.topics.ROW`, the run's order of tied
-    scores). ``check`` is the exact duplicate check (it raises, naming the
-    pair), of the qrels when ``check_qrels`` and of the run's judged queries
-    when ``check_run``: called only where the hashes count a pair twice.
+    scores). ``positioned``: the run has :data:`.topics.TREC_POSITION` (each
+    row's place in trec_eval's order, read with a ranx ``Run``), which the
+    measures in that order sort by (see :func:`.topic_plan`). ``check`` is
+    the exact duplicate check (it raises, naming the pair), of the qrels
+    when ``check_qrels`` and of the run's judged queries when
+    ``check_run``: called only where the hashes count a pair twice.
     ``refuse_missing`` is the ``'trec_eval'`` rule: a qrels query missing from
     the run is a ``ValueError``. The errors come in the eager path's order.
     The ``missing`` queries (of the qrels, not in the run) come sorted.
@@ -102,9 +113,12 @@ def one_pass(
     ranked = run.lazy()
     if with_row:
         ranked = ranked.with_row_index(ROW)
-    ranked = ranked.select("query", "doc", score, *([ROW] if with_row else []))
+    extra = [ROW] if with_row else [TREC_POSITION] if positioned else []
+    ranked = ranked.select("query", "doc", score, *extra)
     rows = run.height + qrels.height
-    topics = topic_plan(qrels, ranked, columns, relevance_level, tie_break, rows=rows)
+    topics = topic_plan(
+        qrels, ranked, columns, relevance_level, tie_break, rows=rows, positioned=positioned
+    )
     if check_qrels and may_repeat_a_pair(qrels):
         check(qrels, "qrels")
     run_repeats = check_run and may_repeat_a_pair(run)

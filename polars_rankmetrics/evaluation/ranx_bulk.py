@@ -35,6 +35,22 @@ def ranx_frame(nested: Any, value: str, dtype: PolarsDataType) -> pl.DataFrame:
     return _entry_by_entry(nested, value, dtype)
 
 
+def ranx_positioned(nested: Any, position: str) -> pl.DataFrame | None:
+    """:func:`ranx_frame` of a run with its rows' places in trec_eval's order (``position``).
+
+    ``query, doc, score, <position>``: each row's place when the rows are
+    sorted by query (ranx's order of queries), score descending, doc id
+    descending (distinct Int64 values, increasing within a query). None for a
+    small run (under :data:`COMPILED_FROM` entries), a NaN score, or an id that
+    holds a lone surrogate: then :func:`ranx_frame` and the sort in polars.
+    """
+    if len(nested) < COMPILED_FROM and sum(len(inner) for inner in nested.values()) < (
+        COMPILED_FROM
+    ):
+        return None
+    return _compiled(nested, "score", pl.Float64, position)
+
+
 def _entry_by_entry(nested: Any, value: str, dtype: PolarsDataType) -> pl.DataFrame:
     queries: list[str] = []
     docs: list[str] = []
@@ -49,12 +65,22 @@ def _entry_by_entry(nested: Any, value: str, dtype: PolarsDataType) -> pl.DataFr
     )
 
 
-def _compiled(nested: Any, value: str, dtype: PolarsDataType) -> pl.DataFrame | None:
-    """The frame, or None where an id holds a lone surrogate (then read entry by entry)."""
+def _compiled(
+    nested: Any, value: str, dtype: PolarsDataType, position: str | None = None
+) -> pl.DataFrame | None:
+    """The frame, or None where an id holds a lone surrogate (then read entry by entry).
+
+    With ``position``, also each row's place in trec_eval's order (see
+    :func:`ranx_positioned`); None where a score is NaN.
+    """
     import numpy as np
 
     compiled = _loops()
-    total, doc_width, query_width = compiled.shape(nested)
+    doc_width = _fixed_width(nested)
+    if doc_width is None:
+        total, doc_width, query_width = compiled.shape(nested)
+    else:
+        total, query_width = compiled.outer_shape(nested)
     n_queries = len(nested)
     queries = np.zeros(n_queries, dtype=f"<U{query_width}")
     query_lengths = np.empty(n_queries, dtype=np.int64)
@@ -63,12 +89,39 @@ def _compiled(nested: Any, value: str, dtype: PolarsDataType) -> pl.DataFrame | 
     doc_lengths = np.empty(total, dtype=np.int64)
     values = np.empty(total, dtype=np.float64 if dtype == pl.Float64 else np.int64)
     compiled.fill(nested, queries, query_lengths, sizes, docs, doc_lengths, values)
+    places = None
+    if position is not None:
+        codes = docs.view(np.uint32).reshape(total, docs.dtype.itemsize // 4)
+        places, valid = compiled.trec_positions(values, sizes, codes, doc_lengths)
+        if not valid:
+            return None
     query_ids = _strings("query", queries, query_lengths)
     doc_ids = _strings("doc", docs, doc_lengths)
     if query_ids is None or doc_ids is None:
         return None
     rows = pl.Series(np.repeat(np.arange(n_queries, dtype=np.int64), sizes))
-    return pl.DataFrame([query_ids.gather(rows), doc_ids, pl.Series(value, values).cast(dtype)])
+    columns = [query_ids.gather(rows), doc_ids, pl.Series(value, values).cast(dtype)]
+    if places is not None:
+        columns.append(pl.Series(position, places))
+    return pl.DataFrame(columns)
+
+
+def _fixed_width(nested: Any) -> int | None:
+    """The width of the doc ids where their numba type has one (``[unichr x N]``).
+
+    Ranx's ``from_dict``, ``from_df`` and ``Run(dict)`` key the documents so
+    (numpy unicode arrays); the ids are then copied without measuring them
+    first. None for ``unicode_type`` keys (``Run()`` with ``add_score``).
+    """
+    from numba import types
+
+    try:
+        key = nested._dict_type.value_type.key_type
+    except AttributeError:  # pragma: no cover (not a numba typed dict of dicts)
+        return None
+    if isinstance(key, types.UnicodeCharSeq):
+        return max(int(key.count), 1)
+    return None
 
 
 def _strings(name: str, ids: Any, lengths: Any) -> pl.Series | None:

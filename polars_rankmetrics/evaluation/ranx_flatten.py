@@ -30,6 +30,20 @@ def shape(nested: Any) -> tuple[int, int, int]:  # pragma: no cover (compiled)
 
 
 @njit(cache=True)
+def outer_shape(nested: Any) -> tuple[int, int]:  # pragma: no cover (compiled)
+    """The number of entries and the longest query id (at least 1).
+
+    :func:`shape` without its pass over the doc ids, for keys of a fixed width.
+    """
+    total = 0
+    query_width = 1
+    for query in nested:
+        query_width = max(query_width, len(query))
+        total += len(nested[query])
+    return total, query_width
+
+
+@njit(cache=True)
 def fill(
     nested: Any,
     queries: Any,
@@ -121,3 +135,91 @@ def utf8_wide(codes: Any, lengths: Any) -> tuple[Any, Any, bool]:  # pragma: no 
                 k += 4
         offsets[i + 1] = k
     return data, offsets, True
+
+
+@njit(cache=True)
+def _greater(codes: Any, lengths: Any, a: int, b: int) -> bool:  # pragma: no cover (compiled)
+    """Whether id ``a`` sorts after id ``b`` (code points; a prefix sorts first)."""
+    shorter = min(lengths[a], lengths[b])
+    for j in range(shorter):
+        if codes[a, j] != codes[b, j]:
+            return bool(codes[a, j] > codes[b, j])
+    return bool(lengths[a] > lengths[b])
+
+
+@njit(cache=True)
+def _doc_descending(
+    order: Any, lo: int, hi: int, codes: Any, lengths: Any, buffer: Any
+) -> None:  # pragma: no cover (compiled)
+    """Sort ``order[lo:hi]`` (row numbers of distinct ids) by id, descending: a merge sort."""
+    width = 1
+    while width < hi - lo:
+        i = lo
+        while i < hi:
+            middle = min(i + width, hi)
+            end = min(i + 2 * width, hi)
+            a, b, k = i, middle, i
+            while a < middle and b < end:
+                if _greater(codes, lengths, order[b], order[a]):
+                    buffer[k] = order[b]
+                    b += 1
+                else:
+                    buffer[k] = order[a]
+                    a += 1
+                k += 1
+            while a < middle:
+                buffer[k] = order[a]
+                a += 1
+                k += 1
+            while b < end:
+                buffer[k] = order[b]
+                b += 1
+                k += 1
+            i = end
+        for j in range(lo, hi):
+            order[j] = buffer[j]
+        width *= 2
+
+
+@njit(cache=True)
+def trec_positions(
+    values: Any, sizes: Any, codes: Any, lengths: Any
+) -> tuple[Any, bool]:  # pragma: no cover (compiled)
+    """Each row's place in trec_eval's order: by query, score descending, id descending.
+
+    The rows of a query are contiguous (``sizes``); ranx keeps them sorted by
+    score already (then only the runs of tied scores are sorted, by id). The
+    ids compare by code point, which is the order of their UTF-8 bytes.
+    Scores compare with ``==`` (``-0.0`` ties ``0.0``, as in polars' sort).
+    False where a score is NaN.
+    """
+    n = values.shape[0]
+    order = np.empty(n, np.int64)
+    buffer = np.empty(n, np.int64)
+    positions = np.empty(n, np.int64)
+    start = 0
+    for size in sizes:
+        end = start + size
+        ordered = True
+        for i in range(start, end):
+            if np.isnan(values[i]):
+                return positions[:0], False
+            if i > start and values[i - 1] < values[i]:
+                ordered = False
+            order[i] = i
+        if not ordered:
+            local = np.argsort(-values[start:end], kind="mergesort")
+            for i in range(size):
+                order[start + i] = start + local[i]
+        i = start
+        while i < end:
+            j = i + 1
+            while j < end and values[order[j]] == values[order[i]]:
+                j += 1
+            if j - i > 1:
+                _doc_descending(order, i, j, codes, lengths, buffer)
+            i = j
+        for i in range(start, end):
+            positions[order[i]] = i
+        start = end
+    return positions, True

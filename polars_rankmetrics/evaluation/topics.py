@@ -10,7 +10,8 @@ from that ranking, in trec_eval's arithmetic.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import Any, Literal
 
 import polars as pl
 
@@ -30,6 +31,9 @@ QRELS_ROW = "_rankmetrics_qrels_row"
 ROW = "_rankmetrics_row"
 """A run's row index, for measures whose tool breaks tied scores in the run's order."""
 _MEASURES = "_rankmetrics_measures"
+TREC_POSITION = "_rankmetrics_trec_position"
+"""A run's place of each row in trec_eval's order, where the reader knows it (ranx objects)."""
+_BELOW = "_rankmetrics_below"
 
 PLACEHOLDER_DOC = "ceci_nest_pas_un_docno"
 """The one document trec_eval ranks (score 1) for a query missing from the run, under ``-c``."""
@@ -72,8 +76,18 @@ def first_duplicates(frame: pl.DataFrame) -> dict[str, str]:
     return dict(doubled.iter_rows())
 
 
-def _ranking(order: DocOrder, threshold: Threshold, carried: Mapping[str, pl.Expr]) -> Ranking:
-    """Each query's ranking: score descending, ties broken in ``order``."""
+def _ranking(
+    order: DocOrder | Literal["positioned"], threshold: Threshold, carried: Mapping[str, pl.Expr]
+) -> Ranking:
+    """Each query's ranking: score descending, ties broken in ``order``.
+
+    ``'positioned'``: trec_eval's order, read from :data:`TREC_POSITION` (see
+    :func:`topic_plan`): one integer key, a third of the cost of (score, doc)
+    in the group-by's sort.
+    """
+    if order == "positioned":
+        plain = Ranking.build("relevance", ["score"], [True], threshold, carried=carried)
+        return replace(plain, order_key=pl.col(TREC_POSITION))
     if order == "input":
         return Ranking.build("relevance", ["score", ROW], [True, False], threshold, carried=carried)
     descending = [True, order == "doc_descending"]
@@ -85,11 +99,14 @@ def _statistics(
     threshold: Threshold,
     tie_break: TieBreak,
     carried: Mapping[str, pl.Expr],
+    positioned: bool = False,
 ) -> pl.Expr:
     """The struct of every column's statistic over each query's ranking(s)."""
 
-    def variant(column: Column) -> tuple[bool, DocOrder]:
+    def variant(column: Column) -> tuple[bool, DocOrder | Literal["positioned"]]:
         order = tie_break if tie_break != "tool" else column.order or "doc_descending"
+        if positioned and order == "doc_descending" and not column.judged_only:
+            return False, "positioned"
         return column.judged_only, order
 
     def ranking(key: Any) -> Ranking:
@@ -111,6 +128,7 @@ def _remembered(
     threshold: Threshold,
     tie_break: TieBreak,
     carried: Mapping[str, pl.Expr],
+    positioned: bool = False,
 ) -> pl.Expr:
     """:func:`_statistics`, answered from :data:`_STRUCTS` for columns seen before."""
     measures = tuple(column.measure for column in columns)
@@ -119,14 +137,14 @@ def _remembered(
             (c.name, id(c.measure), c.params, c.threshold, c.judged_only, c.order) for c in columns
         )
         switches = (SORTING_NETWORK.get(), entry.FAST_PATHS)
-        key = (described, threshold, tie_break, tuple(carried), switches)
+        key = (described, threshold, tie_break, tuple(carried), switches, positioned)
         hash(key)
     except TypeError:  # a parameter that cannot be hashed: build it afresh
-        return _statistics(columns, threshold, tie_break, carried)
+        return _statistics(columns, threshold, tie_break, carried, positioned)
     known = _STRUCTS.get(key)
     if known is not None and all(a is b for a, b in zip(known[0], measures, strict=True)):
         return known[1]
-    statistics = _statistics(columns, threshold, tie_break, carried)
+    statistics = _statistics(columns, threshold, tie_break, carried, positioned)
     if len(_STRUCTS) < 1_000:
         _STRUCTS[key] = (measures, statistics)
     return statistics
@@ -138,25 +156,34 @@ def _ranked_values(
     columns: Sequence[Column],
     threshold: Threshold,
     tie_break: TieBreak,
+    positioned: bool = False,
 ) -> pl.LazyFrame:
     # The qrels order of each judged row, for ir_measures' Compat (its ideal
     # orders tied documents so); sorted into the lists only when read.
     carried = {**subtopic_fields(qrels), JUDGEMENT_ORDER: pl.col(QRELS_ROW)}
-    statistics = _remembered(columns, threshold, tie_break, carried)
+    statistics = _remembered(columns, threshold, tie_break, carried, positioned)
     row = [ROW] if ROW in run.collect_schema() else []
     judged = ["query", "doc", "relevance", *(["subtopics"] if "subtopics" in qrels.columns else [])]
+    below: list[pl.Expr] = []
+    if positioned:
+        # The judged documents the run lacks rank below all of its rows, by doc descending.
+        row.append(TREC_POSITION)
+        place = pl.col("doc").rank("ordinal", descending=True).cast(pl.Int64) + (1 << 32)
+        below.append(place.alias(_BELOW))
     joined = (
         run.lazy()
         .select("query", "doc", "score", *row, pl.lit(True).alias(IN_RUN))
         .join(
             qrels.lazy()
             .with_row_index(QRELS_ROW)
-            .select(*judged, QRELS_ROW, pl.lit(True).alias(IN_QRELS)),
+            .select(*judged, *below, QRELS_ROW, pl.lit(True).alias(IN_QRELS)),
             on=["query", "doc"],
             how="full",
             coalesce=True,
         )
     )
+    if positioned:
+        joined = joined.with_columns(pl.coalesce(TREC_POSITION, _BELOW).alias(TREC_POSITION))
     relevant = (pl.col("relevance") >= threshold.value).fill_null(False)
     grouped = joined.group_by("query").agg(
         statistics.alias(_MEASURES),
@@ -184,16 +211,25 @@ def topic_plan(
     tie_break: TieBreak = "tool",
     *,
     rows: int,
+    positioned: bool = False,
 ) -> pl.LazyFrame:
     """:func:`topic_values`' query, not collected; ``rows`` counts the run's and qrels' rows.
 
     The sorting network of nDCG@k's ideal is planned only from
     :data:`NETWORK_MIN_ROWS` rows (the same values either way).
+
+    ``positioned``: the run has :data:`TREC_POSITION`, each row's place in
+    trec_eval's order (distinct integers below 2**32, increasing within each
+    query by score descending then doc descending; no null or NaN score).
+    The judged documents the run lacks are placed after them by doc
+    descending, and the measures in trec_eval's order sort each query by that
+    one integer key: the same order as by (score, doc), at a third of the
+    group-by's sort.
     """
     network = SORTING_NETWORK.get() and rows >= NETWORK_MIN_ROWS
     token = SORTING_NETWORK.set(network)
     try:
-        return _plan(qrels, run, columns, relevance_level, tie_break)
+        return _plan(qrels, run, columns, relevance_level, tie_break, positioned)
     finally:
         SORTING_NETWORK.reset(token)
 
@@ -227,11 +263,13 @@ def _plan(
     columns: Sequence[Column],
     relevance_level: int,
     tie_break: TieBreak,
+    positioned: bool = False,
 ) -> pl.LazyFrame:
     """:func:`topic_values`' query, not collected."""
     if relevance_level > 0:
         threshold = Threshold(relevance_level, inclusive=True)
-        return _ranked_values(qrels, run, columns, threshold, tie_break).sort("query")
+        ranked = _ranked_values(qrels, run, columns, threshold, tie_break, positioned)
+        return ranked.sort("query")
     gains = [column for column in columns if column.measure.key in GAIN_KEYS]
     others = [column for column in columns if column.measure.key not in GAIN_KEYS]
     judged = pl.col("relevance") >= 0
@@ -241,10 +279,10 @@ def _plan(
     frames = []
     if others or not gains:
         threshold = Threshold(1, inclusive=True)
-        frames.append(_ranked_values(binary, run, others, threshold, tie_break))
+        frames.append(_ranked_values(binary, run, others, threshold, tie_break, positioned))
     if gains:
         threshold = Threshold(0, inclusive=True)
-        frames.append(_ranked_values(qrels, run, gains, threshold, tie_break))
+        frames.append(_ranked_values(qrels, run, gains, threshold, tie_break, positioned))
     frame = frames[0]
     if len(frames) == 2:
         frame = frame.join(frames[1].drop(IN_RUN, IN_QRELS, HAS_RELEVANT), on="query")

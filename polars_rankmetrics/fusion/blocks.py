@@ -34,6 +34,31 @@ class Blocks:
     """``system, query, doc, score, _block``; ``query`` is an index into :attr:`queries`."""
     queries: pl.Series
     """The query ids, sorted: code ``i`` is ``queries[i]``."""
+    starts: pl.Series
+    """Whether each row starts a block."""
+
+    def ranks(self) -> pl.Series | None:
+        """Each row's 1-based rank in its block, if every block lists its rows in rank order.
+
+        That is :func:`.normalization.run_rank`'s rank (score descending, then
+        document id descending; scores are never NaN here), counted from the
+        block's first row; run files usually come in that order. None when some
+        row scores above its predecessor, or ties with it and has a larger
+        document id (only the tied rows compare ids).
+        """
+        frame, start = self.frame, self.starts
+        score = frame.get_column("score")
+        previous = score.shift(1)
+        if (~start & (score > previous)).any():
+            return None
+        ties = (~start & (score == previous)).arg_true()
+        if ties.len():
+            doc = frame.get_column("doc")
+            if not (doc.gather(ties) < doc.gather(ties - 1)).all():
+                return None
+        row = pl.int_range(frame.height, dtype=pl.UInt32, eager=True)
+        first = pl.select(pl.when(start).then(row).forward_fill()).to_series()
+        return (row - first + 1).alias("rank")
 
     def decode(self, fused: pl.LazyFrame) -> pl.LazyFrame:
         """``fused`` with its query codes replaced by the query ids (the columns' order kept)."""
@@ -67,4 +92,4 @@ def find_blocks(frame: pl.DataFrame) -> Blocks | None:
         "score",
         block.alias(BLOCK),
     )
-    return Blocks(coded, queries)
+    return Blocks(coded, queries, start)

@@ -254,8 +254,9 @@ def fuse(
       comes from an unstable sort and is arbitrary), and after ``borda``
       normalisation the unretrieved candidates come last (ranx ranks them in its
       set order);
-    - fused scores are rounded to 12 significant digits, so that equal scores
-      tie exactly whatever the order polars adds their terms in;
+    - a document's terms are added in run order, at any thread count, and fused
+      scores are rounded to 12 significant digits, so that mathematically equal
+      scores (the same terms from different runs) tie exactly;
     - null and NaN scores are dropped: that run did not retrieve the document;
     - duplicate ``(query, doc)`` rows in a run raise ``ValueError`` (checked for
       eager inputs; a lazy run is not read to check).
@@ -296,13 +297,17 @@ def fuse(
     blocks = find_blocks(read.frame.collect()) if inline else None
     keyed = read if blocks is None else replace(read, frame=blocks.frame.lazy())
     per_run = ("system", "query") if blocks is None else (BLOCK,)
-    if name in RANK_BASED - {"segfuse"} and norm in ORDER_PRESERVING:
+    raw_ranks = name in RANK_BASED - {"segfuse"} and norm in ORDER_PRESERVING
+    if raw_ranks:
         # Only the ranks matter, and this normalisation keeps the run's order: as in
         # ranx, whose rank-based methods read the order of the run it sorted first.
         frame = keyed.frame
     else:
         frame = normalize(keyed, norm, per_run=per_run)
-    if name in RANK_BASED:
+    ranks = blocks.ranks() if raw_ranks and blocks is not None else None
+    if ranks is not None:  # every block already in rank order: its row count
+        frame = frame.with_columns(rank=pl.lit(ranks))
+    elif name in RANK_BASED:
         frame = frame.with_columns(rank=norms.run_rank().over(*per_run))
     if blocks is not None:  # the windows on slices of the sorted blocks: the in-memory engine
         frame = frame.collect(engine="in-memory").lazy()
@@ -333,10 +338,10 @@ SIGNIFICANT_DIGITS = 12
 def finish(fused: pl.LazyFrame) -> pl.LazyFrame:
     """``query, doc, score``, scores rounded to 12 significant digits, in ranking order.
 
-    A floating-point sum depends on the order of its terms, which polars'
-    parallel group-by does not fix: two documents whose fused scores are equal
-    could differ in their last bits, and their order with them. Rounded, they
-    tie, and ties are ordered by document id descending, at any thread count.
+    A floating-point sum depends on the order of its terms: two documents whose
+    fused scores are mathematically equal (the same terms from different runs,
+    each added in run order) could differ in their last bits, and their order
+    with them. Rounded, they tie, and ties are ordered by document id descending.
     """
     score = pl.col("score").cast(pl.Float64).round_sig_figs(SIGNIFICANT_DIGITS)
     return fused.select("query", "doc", score).sort(

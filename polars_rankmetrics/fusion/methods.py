@@ -28,11 +28,11 @@ Combine = Callable[[pl.LazyFrame, Context], pl.LazyFrame]
 N_RETRIEVED = pl.len().cast(pl.Float64)
 
 
-# Floating-point sums depend on the order of their terms. The long frame is in
-# run order (the runs are stacked in order, and every join keeps the left
-# frame's order), and a group-by keeps each group's rows in input order, so a
-# document's terms are always added in run order, whatever the thread count:
-# equal fused scores stay equal, and are then ordered by document id.
+# Floating-point sums depend on the order of their terms, and polars' streaming
+# group-by adds a group's rows in an order that depends on the threads. Every sum
+# over a document's runs is Context.sum: its terms added in run order, whatever
+# the thread count, so that equal fused scores stay equal (then ordered by
+# document id) and every fused score is the same at any thread count.
 S = pl.col("score")
 W = pl.col("weight")  # added by _by_doc for the weighted methods
 
@@ -80,7 +80,7 @@ def _weighted_borda(frame: pl.LazyFrame, context: Context) -> pl.LazyFrame:
     )
     return (
         scored.group_by("query", "doc")
-        .agg((pl.col("gain")).sum())
+        .agg(gain=context.sum(pl.col("gain")))
         .join(baseline, on="query")
         .select("query", "doc", score=pl.col("baseline") + pl.col("gain"))
     )
@@ -97,19 +97,19 @@ METHODS: dict[str, Combine] = {
     "min": _by_doc(lambda c: _missing_pad(c, S.min(), 1e9, "min")),
     "max": _by_doc(lambda c: _missing_pad(c, S.max(), -1e9, "max")),
     "med": _by_doc(lambda c: S.median()),
-    "sum": _by_doc(lambda c: S.sum()),
-    "anz": _by_doc(lambda c: S.sum() / N_RETRIEVED),
-    "mnz": _by_doc(lambda c: S.sum() * N_RETRIEVED),
-    "gmnz": _by_doc(lambda c: S.sum() * N_RETRIEVED.pow(c.params["gamma"])),
-    "wsum": _by_doc(lambda c: (pl.col("score") * W).sum()),
-    "wmnz": _by_doc(lambda c: S.sum() * (W).sum()),
-    "mixed": _by_doc(lambda c: (pl.col("score") * W).sum() * N_RETRIEVED.sqrt()),
+    "sum": _by_doc(lambda c: c.sum(S)),
+    "anz": _by_doc(lambda c: c.sum(S) / N_RETRIEVED),
+    "mnz": _by_doc(lambda c: c.sum(S) * N_RETRIEVED),
+    "gmnz": _by_doc(lambda c: c.sum(S) * N_RETRIEVED.pow(c.params["gamma"])),
+    "wsum": _by_doc(lambda c: c.sum(S * W)),
+    "wmnz": _by_doc(lambda c: c.sum(S) * c.sum(W)),
+    "mixed": _by_doc(lambda c: c.sum(S * W) * N_RETRIEVED.sqrt()),
     # rank-based
-    "isr": _by_doc(lambda c: (isr_weight()).sum() * N_RETRIEVED),
-    "log_isr": _by_doc(lambda c: (isr_weight()).sum() * N_RETRIEVED.log()),
-    "logn_isr": _by_doc(lambda c: (isr_weight()).sum() * (N_RETRIEVED + c.params["sigma"]).log()),
-    "rrf": _by_doc(lambda c: (rrf_weight(k=c.params["k"])).sum()),
-    "rbc": _by_doc(lambda c: (rbc_weight(phi=c.params["phi"])).sum()),
+    "isr": _by_doc(lambda c: c.sum(isr_weight()) * N_RETRIEVED),
+    "log_isr": _by_doc(lambda c: c.sum(isr_weight()) * N_RETRIEVED.log()),
+    "logn_isr": _by_doc(lambda c: c.sum(isr_weight()) * (N_RETRIEVED + c.params["sigma"]).log()),
+    "rrf": _by_doc(lambda c: c.sum(rrf_weight(k=c.params["k"]))),
+    "rbc": _by_doc(lambda c: c.sum(rbc_weight(phi=c.params["phi"]))),
     "bordafuse": _weighted_borda,
     "w_bordafuse": _weighted_borda,
     "condorcet": _condorcet,

@@ -124,8 +124,8 @@ def _per_position(rows: pl.LazyFrame) -> pl.LazyFrame:
     return rows.group_by("system", "position").agg(prob=pl.col("hit").mean()).collect().lazy()
 
 
-def _summed(frame: pl.LazyFrame) -> pl.LazyFrame:
-    return frame.group_by("query", "doc").agg(pl.col("score").sum())
+def _summed(frame: pl.LazyFrame, c: Context) -> pl.LazyFrame:
+    return frame.group_by("query", "doc").agg(score=c.sum(pl.col("score")))
 
 
 def _probfuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> pl.LazyFrame:
@@ -139,7 +139,7 @@ def _probfuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> p
         .join(probs, on=["system", "segment"], how="left", maintain_order="left")
         .with_columns(score=pl.col("prob").fill_null(0.0) / (pl.col("segment") + 1))
     )
-    return _summed(scored)
+    return _summed(scored, c)
 
 
 def _segfuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> pl.LazyFrame:
@@ -154,7 +154,7 @@ def _segfuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> pl
         .join(probs, on=["system", "segment"], how="left", maintain_order="left")
         .with_columns(score=pl.col("prob").fill_null(0.0) * (pl.col("score") + 1.0))
     )
-    return _summed(scored)
+    return _summed(scored, c)
 
 
 def _posfuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> pl.LazyFrame:
@@ -164,7 +164,7 @@ def _posfuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> pl
         .join(probs, on=["system", "position"], how="left", maintain_order="left")
         .with_columns(score=pl.col("prob").fill_null(0.0))
     )
-    return _summed(scored)
+    return _summed(scored, c)
 
 
 def _slidefuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> pl.LazyFrame:
@@ -202,7 +202,7 @@ def _slidefuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> 
             / (pl.col("high") - pl.col("low") + 1)
         )
     )
-    return _summed(scored)
+    return _summed(scored, c)
 
 
 def _bayesfuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> pl.LazyFrame:
@@ -229,7 +229,7 @@ def _bayesfuse(test: pl.LazyFrame, rows: pl.LazyFrame, n_q: int, c: Context) -> 
         .filter(pl.col("odds").is_not_null())  # beyond rank 1000: not retrieved
     )
     return scored.group_by("query", "doc").agg(
-        score=pl.col("odds").sum() + (c.n_systems - pl.len()) * MIN_ODD
+        score=c.sum(pl.col("odds")) + (c.n_systems - pl.len()) * MIN_ODD
     )
 
 
@@ -285,5 +285,5 @@ def fuse_trained(
         scored = test.join(scores, on="system", how="left", maintain_order="left").with_columns(
             score=pl.col("map").fill_null(0.0) / pl.col("rank").cast(pl.Float64)
         )
-        return _summed(scored)
+        return _summed(scored, context)
     return TRAINERS[method](test, rows, n_queries, context)

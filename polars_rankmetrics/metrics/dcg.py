@@ -27,7 +27,7 @@ from polars_rankmetrics._validate import (
     optional,
 )
 from polars_rankmetrics.engine import Ranked, Ranking, evaluate_one, statistic
-from polars_rankmetrics.engine.ranked import in_order, log2
+from polars_rankmetrics.engine.ranked import computed_once, in_order, log2
 from polars_rankmetrics.engine.ties import tie_mean
 
 Gains = tuple[tuple[int, float], ...]
@@ -316,14 +316,25 @@ def ndcg_rel_statistic(ranked: Ranked, no_relevant: NoRelevant, *, gains: Gains 
     undefined (``no_relevant``) without positive gains.
     """
     dcg, ideal = _cumulative_dcg(ranked, gains)
-    n_positive = _count(_ideal_gains(ranked, gains) > 0.0)
-    found = ranked.retrieved & (_retrieved_gain(ranked, gains) > 0.0)
-    at_found = in_order((dcg / ideal).filter(found))
-    rest = (n_positive - _count(found)) * dcg.last() / ideal.last()
-    total = at_found + rest
-    value = pl.when(total > 0.0).then(total / n_positive).otherwise(0.0)
+    values = {
+        "dcg": dcg,
+        "ideal": ideal,
+        "positive": _ideal_gains(ranked, gains) > 0.0,
+        "found": ranked.retrieved & (_retrieved_gain(ranked, gains) > 0.0),
+    }
     fallback = None if no_relevant == "null" else 0.0
-    return pl.when(n_positive > 0.0).then(value).otherwise(fallback)
+
+    def mean(field: dict[str, pl.Expr]) -> pl.Expr:
+        # Each value above is computed once (read here as fields, up to four times).
+        dcg, ideal, found = field["dcg"], field["ideal"], field["found"]
+        n_positive = _count(field["positive"])
+        at_found = in_order((dcg / ideal).filter(found))
+        rest = (n_positive - _count(found)) * dcg.last() / ideal.last()
+        total = at_found + rest
+        value = pl.when(total > 0.0).then(total / n_positive).otherwise(0.0)
+        return pl.when(n_positive > 0.0).then(value).otherwise(fallback)
+
+    return computed_once(values, mean)
 
 
 @statistic(gains=check_gains)
@@ -337,17 +348,28 @@ def r_ndcg_statistic(ranked: Ranked, no_relevant: NoRelevant, *, gains: Gains = 
     the mean is 0/0, NaN, as in trec_eval.
     """
     dcg, ideal = _cumulative_dcg(ranked, gains)
-    ideal_gain = _ideal_gains(ranked, gains)
-    n_positive = _count(ideal_gain > 0.0)
-    position = ranked.rank - 1.0
-    level_ends = (position < n_positive) & (
-        (position == n_positive - 1.0) | (ideal_gain.shift(-1) != ideal_gain)
-    )
-    at_ends = in_order((dcg / ideal).filter(level_ends))
-    extra = (_count(ranked.retrieved) >= n_positive + 2.0) & (ideal.last() > 0.0)
-    total = pl.when(extra).then(at_ends + dcg.last() / ideal.last()).otherwise(at_ends)
-    count = _count(level_ends) + extra.cast(pl.Float64)
-    return ranked.if_relevant(total / count, no_relevant)
+    values = {
+        "dcg": dcg,
+        "ideal": ideal,
+        "gain": _ideal_gains(ranked, gains),
+        "position": ranked.rank - 1.0,
+        "retrieved": ranked.retrieved,
+    }
+
+    def mean(field: dict[str, pl.Expr]) -> pl.Expr:
+        # Each value above is computed once (read here as fields); the cheap
+        # expressions below are read two or three times each.
+        dcg, ideal, ideal_gain, position = (field[n] for n in ("dcg", "ideal", "gain", "position"))
+        n_positive = _count(ideal_gain > 0.0)
+        level_ends = (position < n_positive) & (
+            (position == n_positive - 1.0) | (ideal_gain.shift(-1) != ideal_gain)
+        )
+        at_ends = in_order((dcg / ideal).filter(level_ends))
+        extra = (_count(field["retrieved"]) >= n_positive + 2.0) & (ideal.last() > 0.0)
+        total = pl.when(extra).then(at_ends + dcg.last() / ideal.last()).otherwise(at_ends)
+        return total / (_count(level_ends) + extra.cast(pl.Float64))
+
+    return ranked.if_relevant(computed_once(values, mean), no_relevant)
 
 
 @statistic(gains=check_gains)

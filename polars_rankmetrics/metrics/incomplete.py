@@ -31,7 +31,7 @@ from polars_rankmetrics._validate import (
     optional,
 )
 from polars_rankmetrics.engine import Ranked, statistic
-from polars_rankmetrics.engine.ranked import in_order
+from polars_rankmetrics.engine.ranked import computed_once, in_order
 
 INFAP_EPSILON = 0.00001
 """trec_eval's smoothing constant in infAP."""
@@ -67,11 +67,24 @@ def bpref_statistic(
     if negatives == "nonrelevant":
         nonrelevant = ranked.raw.is_not_null() & ~ranked.relevant
     n_relevant = ranked.n_relevant.cast(pl.Float64)
-    above = _cumulative(nonrelevant & ranked.retrieved)
+    # The running count and the masks once each (the count is read three times).
+    # R and the scale as columns: a true division at each position (``Ranked.at_each``).
+    length = ranked.code.len()
     scale = pl.min_horizontal(_count(nonrelevant), n_relevant)
-    ratio = ranked.at_each(pl.min_horizontal(above, n_relevant), scale)
-    term = pl.when(above > 0).then(1.0 - ratio)
-    value = in_order(term.otherwise(1.0).filter(ranked.top_hit(None))) / n_relevant
+    values = {
+        "above": _cumulative(nonrelevant & ranked.retrieved),
+        "hit": ranked.top_hit(None),
+        "r": pl.repeat(n_relevant, length),
+        "scale": pl.repeat(scale, length),
+    }
+
+    def summed(field: dict[str, pl.Expr]) -> pl.Expr:
+        above = field["above"]
+        ratio = pl.min_horizontal(above, field["r"]) / field["scale"]
+        term = pl.when(above > 0).then(1.0 - ratio)
+        return in_order(term.otherwise(1.0).filter(field["hit"]))
+
+    value = computed_once(values, summed) / n_relevant
     return ranked.if_relevant(value, no_relevant)
 
 
@@ -86,19 +99,29 @@ def inferred_ap_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
     null label (not in the pool) count as non-relevant. Divided by R.
     """
     hit = ranked.top_hit(None)
-    position = ranked.rank - 1.0
-    relevant_above = _cumulative(hit) - hit.cast(pl.Float64)
-    nonrelevant_above = _cumulative(ranked.nonrelevant_judged & ranked.retrieved)
-    pool_unjudged_above = _cumulative(ranked.retrieved & (ranked.raw < 0.0))
-    in_pool_above = relevant_above + nonrelevant_above + pool_unjudged_above
-    expected = 1.0 / (position + 1.0) + (position / (position + 1.0)) * (
-        in_pool_above / position
-    ) * (
-        (relevant_above + INFAP_EPSILON)
-        / (relevant_above + nonrelevant_above + 2.0 * INFAP_EPSILON)
-    )
-    term = pl.when(position == 0.0).then(1.0).otherwise(expected)
-    value = in_order(term.filter(hit)) / ranked.n_relevant
+    # Each running count once (they are read up to four times below).
+    values = {
+        "hit": hit,
+        "position": ranked.rank - 1.0,
+        "relevant": _cumulative(hit) - hit.cast(pl.Float64),
+        "nonrelevant": _cumulative(ranked.nonrelevant_judged & ranked.retrieved),
+        "unjudged": _cumulative(ranked.retrieved & (ranked.raw < 0.0)),
+    }
+
+    def summed(field: dict[str, pl.Expr]) -> pl.Expr:
+        position, relevant_above = field["position"], field["relevant"]
+        nonrelevant_above = field["nonrelevant"]
+        in_pool_above = relevant_above + nonrelevant_above + field["unjudged"]
+        expected = 1.0 / (position + 1.0) + (position / (position + 1.0)) * (
+            in_pool_above / position
+        ) * (
+            (relevant_above + INFAP_EPSILON)
+            / (relevant_above + nonrelevant_above + 2.0 * INFAP_EPSILON)
+        )
+        term = pl.when(position == 0.0).then(1.0).otherwise(expected)
+        return in_order(term.filter(field["hit"]))
+
+    value = computed_once(values, summed) / ranked.n_relevant
     return ranked.if_relevant(value, no_relevant)
 
 

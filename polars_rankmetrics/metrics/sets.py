@@ -19,13 +19,18 @@ from polars_rankmetrics._validate import NoRelevant, check_number
 from polars_rankmetrics.engine import Ranked, statistic
 
 
-def _count(mask: pl.Expr) -> pl.Expr:
-    return mask.cast(pl.Float64).sum()
+def _count(ranked: Ranked, mask: pl.Expr) -> pl.Expr:
+    """How many rows ``mask`` holds, as Float64: an aggregate (see ``Ranked.aggregate``).
+
+    So each count is computed once per list however many measures read it, and the
+    set measures (arithmetic over counts) take the engine's staged path.
+    """
+    return ranked.aggregate(mask.cast(pl.Float64).sum())
 
 
 def _hits(ranked: Ranked) -> pl.Expr:
     """The number of relevant retrieved rows, as Float64."""
-    return _count(ranked.top_hit(None))
+    return _count(ranked, ranked.top_hit(None))
 
 
 def _safe_ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
@@ -42,13 +47,13 @@ def num_queries_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
 @statistic(exact_average=True)
 def num_ret_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
     """Return the number of retrieved rows."""
-    return _count(ranked.retrieved)
+    return _count(ranked, ranked.retrieved)
 
 
 @statistic(exact_average=True)
 def num_rel_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
     """R: the number of relevant rows, retrieved or not."""
-    return _count(ranked.relevant)
+    return _count(ranked, ranked.relevant)
 
 
 @statistic(exact_average=True)
@@ -60,13 +65,13 @@ def num_rel_ret_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
 @statistic()
 def num_nonrel_judged_ret_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
     """Return the number of retrieved rows judged (label >= 0) but not relevant."""
-    return _count(ranked.retrieved & ranked.nonrelevant_judged)
+    return _count(ranked, ranked.retrieved & ranked.nonrelevant_judged)
 
 
 @statistic(exact_average=True)
 def set_p_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
     """Precision of the whole retrieved set."""
-    return _safe_ratio(_hits(ranked), _count(ranked.retrieved))
+    return _safe_ratio(_hits(ranked), _count(ranked, ranked.retrieved))
 
 
 @statistic(exact_average=True)
@@ -78,7 +83,9 @@ def set_recall_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
 @statistic(exact_average=True)
 def set_relative_p_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
     """Relevant retrieved over min(retrieved, R)."""
-    smaller = pl.min_horizontal(_count(ranked.retrieved), ranked.n_relevant.cast(pl.Float64))
+    smaller = pl.min_horizontal(
+        _count(ranked, ranked.retrieved), ranked.n_relevant.cast(pl.Float64)
+    )
     return ranked.if_relevant(_safe_ratio(_hits(ranked), smaller), no_relevant)
 
 
@@ -86,7 +93,7 @@ def set_relative_p_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr
 def set_map_statistic(ranked: Ranked, no_relevant: NoRelevant) -> pl.Expr:
     """Set precision times set recall."""
     hits = _hits(ranked)
-    value = _safe_ratio(hits * hits, _count(ranked.retrieved) * ranked.n_relevant)
+    value = _safe_ratio(hits * hits, _count(ranked, ranked.retrieved) * ranked.n_relevant)
     return ranked.if_relevant(value, no_relevant)
 
 
@@ -98,7 +105,7 @@ def _beta(value: object, name: str) -> float:
 def set_f_statistic(ranked: Ranked, no_relevant: NoRelevant, *, beta: float = 1.0) -> pl.Expr:
     """F of set precision and set recall; ``beta`` weighs recall (trec_eval's x)."""
     hits = _hits(ranked)
-    precision = hits / _count(ranked.retrieved)
+    precision = hits / _count(ranked, ranked.retrieved)
     recall = hits / ranked.n_relevant
     value = (beta + 1.0) * precision * recall / (beta * precision + recall)
     return ranked.if_relevant(pl.when(hits > 0).then(value).otherwise(0.0), no_relevant)
@@ -134,7 +141,7 @@ def utility_statistic(
     """
     a, b, c, d = coefficients
     hits = _hits(ranked)
-    retrieved = _count(ranked.retrieved)
+    retrieved = _count(ranked, ranked.retrieved)
     relevant = ranked.n_relevant.cast(pl.Float64)
     return (
         a * hits

@@ -86,14 +86,11 @@ def _best_from(ranked: Ranked) -> pl.Expr:
     """Per list, the running maximum from the end of the precisions at the hits (a list).
 
     Its (c-1)-th value is the highest precision from the c-th relevant retrieved
-    row on: :func:`_best_precision` for every cutoff at once. It is one aggregate,
-    so the levels of ``iprec_at_recall`` that read it share it (the engine computes
-    each distinct aggregate once per list).
+    row on: :func:`_best_precision` for every cutoff at once. It is one aggregate
+    (:meth:`.Ranked.best_precision_from_hits`), so the levels of ``iprec_at_recall``
+    that read it share it (the engine computes each distinct aggregate once per list).
     """
-    hit = ranked.top_hit(None)
-    found = hit.cast(pl.Float64).cum_sum()
-    at_hits = (found / ranked.rank).filter(hit)
-    return ranked.aggregate(at_hits.reverse().cum_max().reverse().implode())
+    return ranked.best_precision_from_hits()
 
 
 def _interpolated_at(ranked: Ranked, cutoff: pl.Expr) -> tuple[pl.Expr, pl.Expr]:

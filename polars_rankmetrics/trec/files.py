@@ -38,7 +38,7 @@ from pathlib import Path
 import polars as pl
 
 from polars_rankmetrics.measures.trec_names import c_atof, c_atol
-from polars_rankmetrics.trec.readers import QRELS_SCHEMA, RUN_SCHEMA
+from polars_rankmetrics.trec.readers import QRELS_SCHEMA, RUN_SCHEMA, read_common_case
 
 SPACE = " \t\n\v\f\r"
 """C's ``isspace`` in the C locale."""
@@ -178,42 +178,15 @@ def _check_lines(what: str, name: str, bad: pl.Series, counted: pl.Series) -> No
 def _fast_table(data: bytes, schema: pl.Schema, *, rest: bool) -> pl.DataFrame | None:
     """A well-formed file read by polars' CSV reader, or None (then the line reader reads it).
 
-    Well-formed: one separator throughout (the first line's tab, else a single
-    space), no other white space or NUL byte anywhere (found by ``in`` on the
-    bytes, which is a ``memchr``), no byte order mark (which polars would
-    drop), every line with the fields of ``schema`` (more are ignored with
-    ``rest``), none empty (a run of separators makes an empty field, which
-    polars reads as null), the numbers parsed, and no comment line. Anything
-    else returns None, as :func:`.readers.read_common_case` does.
+    :func:`.readers.read_common_case` (one separator throughout, no other white
+    space or NUL byte in a field, every line with the fields of ``schema``, the
+    numbers parsed, no comment line), except that a file starting with a UTF-8
+    byte order mark is left to the line reader: polars would drop the mark, which
+    trec_eval reads as part of the first topic id.
     """
     if not data or data.startswith(b"\xef\xbb\xbf"):
         return None
-    end = data.find(b"\n")
-    separator = b"\t" if b"\t" in data[: len(data) if end < 0 else end] else b" "
-    other = (b" " if separator == b"\t" else b"\t") + b"\r\v\f\0"
-    if any(bytes((byte,)) in data for byte in other):
-        return None
-    try:
-        frame = pl.read_csv(
-            io.BytesIO(data),
-            separator=separator.decode(),
-            has_header=False,
-            new_columns=list(schema.names()),
-            schema=schema,
-            quote_char=None,
-            truncate_ragged_lines=rest,
-        )
-    except (pl.exceptions.PolarsError, UnicodeDecodeError):
-        return None
-    if frame.height == 0:
-        return None
-    first = next(iter(schema.names()))
-    checks = frame.select(
-        pl.sum_horizontal(pl.all().null_count()).alias("nulls"),
-        pl.col(first).str.starts_with("#").any().alias("comment"),
-    )
-    nulls, comment = checks.row(0)
-    return None if nulls or comment else frame
+    return read_common_case(data, schema, rest=rest)
 
 
 # trec_eval never reads the rank field: any text is kept as text.

@@ -226,7 +226,8 @@ def read_common_case(
     the file, naming any malformed line.
     """
     raw = source if isinstance(source, bytes) else Path(source).read_bytes()
-    first = raw.split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    end = raw.find(b"\n")  # not raw.split(b"\n", 1): that copies the rest of the file
+    first = (raw if end < 0 else raw[:end]).decode("utf-8", errors="replace")
     separator = "\t" if "\t" in first else " "
     data = io.BytesIO(raw)
     try:

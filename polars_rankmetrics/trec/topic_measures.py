@@ -11,6 +11,7 @@ them (:func:`per_topic_value`, :func:`reset_placeholder`, :func:`zscore`) and
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -124,11 +125,16 @@ class Inputs:
     encoding: str
     zscores: dict[tuple[str, str], tuple[float, float]] | None
 
+    @functools.cached_property
+    def run_topics(self) -> frozenset[str]:
+        """The run's topics, found once (2-3 ms on a 170k-line run)."""
+        return frozenset(self.run.get_column("query").unique().to_list())
+
 
 def _topic_frame(settings: Settings, inputs: Inputs, considered: list[str]) -> pl.DataFrame:
     """The run as trec_eval ranks it for the considered topics (placeholders, ``-M``)."""
     wanted = set(considered)
-    in_run = set(inputs.run.get_column("query").unique().to_list())
+    in_run = inputs.run_topics
     # Filtered only where the run has topics that are not considered (a copy of the run).
     run = inputs.run if in_run <= wanted else inputs.run.filter(pl.col("query").is_in(considered))
     present = in_run & wanted
@@ -320,8 +326,13 @@ def reset_placeholder(values: dict[str, Any]) -> dict[str, Any]:
 def per_topic_value(column: Column, value: Any) -> Any:
     """The value trec_eval stores per topic: the log for a geometric mean."""
     if column.measure.summary == "geometric":
-        return math.log(max(value, 0.00001)) if value == value else value
+        return geometric_value(value)
     return value
+
+
+def geometric_value(value: Any) -> Any:
+    """The log trec_eval stores per topic for a geometric mean (of at least 0.00001)."""
+    return math.log(max(value, 0.00001)) if value == value else value
 
 
 def zscore(

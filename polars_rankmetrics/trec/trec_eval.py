@@ -48,8 +48,8 @@ from polars_rankmetrics.trec.topic_measures import (
     Inputs,
     Requested,
     compute,
+    geometric_value,
     initialise,
-    per_topic_value,
     reset_placeholder,
     summarise,
     topic_failure,
@@ -167,12 +167,28 @@ def _text(column: Column, value: Any, z: bool) -> str:
     return number_text(value)
 
 
-def _lines_of(columns: list[Column], topic: str, values: dict[str, Any], z: bool) -> list[str]:
+_Shown = tuple[str, str, str, bool]
+"""A shown column: its name, its padded name (plain and with ``Z``), whether an integer."""
+
+
+def _shown(columns: list[Column]) -> list[_Shown]:
+    """What :func:`_lines_of` needs of each column, worked out once for every topic."""
+    return [(c.name, f"{c.name:<22}\t", f"Z{c.name:<22}\t", c.measure.integer) for c in columns]
+
+
+def _lines_of(shown: list[_Shown], topic: str, values: dict[str, Any], z: bool) -> list[str]:
+    """A topic's lines, as :func:`line` and :func:`_text` write them (about 100 per topic)."""
     out = []
-    for column in columns:
-        value = values[column.name]
-        numeric = not isinstance(value, str)
-        out.append(line(column.name, topic, _text(column, value, z and numeric), z=z and numeric))
+    for name, head, z_head, integer in shown:
+        value = values[name]
+        if isinstance(value, str):
+            out.append(f"{head}{topic}\t'{value}'\n")
+        elif z:
+            out.append(f"{z_head}{topic}\t{number_text(value)}\n")
+        elif integer:
+            out.append(f"{head}{topic}\t{int(value)}\n")
+        else:
+            out.append(f"{head}{topic}\t{number_text(value)}\n")
     return out
 
 
@@ -205,9 +221,11 @@ def evaluate_topics(settings: Settings, inputs: Inputs, requested: list[Requeste
     topics = inputs.qrels.get_column("query").unique().sort().to_list()
     considered = [t for t in topics if settings.debug_query in (None, t)]
     values, *duplicates = compute(settings, inputs, requested, considered)
-    run_topics = set(inputs.run.get_column("query").unique().to_list())
+    run_topics = inputs.run_topics
     groups = settings.rel_format == "qrels_jg"
-    shown = [c for item in requested for c in item.columns if c.measure.per_query]
+    shown = _shown([c for item in requested for c in item.columns if c.measure.per_query])
+    columns = [column for item in requested for column in item.columns]
+    geometric = {column.name for column in columns if column.measure.summary == "geometric"}
     z = inputs.zscores is not None
     z_topics = {topic for topic, _ in inputs.zscores} if inputs.zscores else set()
     lines: list[str] = []
@@ -218,11 +236,10 @@ def evaluate_topics(settings: Settings, inputs: Inputs, requested: list[Requeste
         failure = topic_failure(topic, requested, (duplicates[0], duplicates[1]), groups)
         if failure is not None:
             raise Finished(4, failure, lines)
-        stored = {
-            column.name: per_topic_value(column, values.get(topic, {}).get(column.name, 0.0))
-            for item in requested
-            for column in item.columns
-        }
+        topic_values = values.get(topic, {})
+        stored = {column.name: topic_values.get(column.name, 0.0) for column in columns}
+        for name in geometric:  # the log, as trec_eval stores it (see `per_topic_value`)
+            stored[name] = geometric_value(stored[name])
         if topic not in run_topics:
             stored = reset_placeholder(stored)
         if inputs.zscores is not None:
