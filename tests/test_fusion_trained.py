@@ -77,6 +77,9 @@ CASES = [
 
 
 # The normalisation reaches the trained methods through the ranks (and SegFuse's scores).
+# Every method runs; the seeded sample takes one case of each, rotating over the options
+# and norms (tests/sweep.py; RANKMETRICS_SWEEP=all runs all 15).
+@pytest.mark.sweep(by="method", keep=1)
 @pytest.mark.parametrize(("method", "options", "norm"), CASES)
 def test_trained_methods_match_ranx(
     data: dict[str, Any], method: str, options: dict[str, int], norm: str | None

@@ -77,6 +77,9 @@ def _paired_samples(rng: np.random.Generator) -> list[tuple[np.ndarray, np.ndarr
     return samples
 
 
+# Every method x zero_method pair runs, with one of the two corrections (rotating; the
+# seeded sample of tests/sweep.py; RANKMETRICS_SWEEP=all runs all 18).
+@pytest.mark.sweep(by=("method", "zero_method"), keep=1)
 @pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
 @pytest.mark.parametrize("correction", [False, True])
 @pytest.mark.parametrize("method", ["auto", "exact", "asymptotic"])
