@@ -9,7 +9,6 @@ import pytest
 
 from polars_rankmetrics.fusion import fuse
 from tests.fusion_data import assert_same_fusion, random_runs, ranx_frame, transitive_runs
-from tests.ranx_canonical import as_ranx_run
 
 ranx = pytest.importorskip("ranx")
 
@@ -36,7 +35,7 @@ def nested_runs() -> list[dict[str, dict[str, float]]]:
 
 @pytest.fixture(scope="module")
 def ranx_runs(nested_runs: list[dict[str, dict[str, float]]]) -> list[Any]:
-    return [as_ranx_run(run, name=f"s{i}") for i, run in enumerate(nested_runs)]
+    return [ranx.Run(run, name=f"s{i}") for i, run in enumerate(nested_runs)]
 
 
 def _ranx_fuse(ranx_runs: list[Any], method: str, norm: str | None) -> pl.DataFrame:
@@ -84,7 +83,7 @@ def test_rank_methods_match_ranx(
 @pytest.fixture(scope="module")
 def transitive() -> tuple[list[Any], list[Any]]:
     nested = transitive_runs(11)
-    return nested, [as_ranx_run(run, name=f"s{i}") for i, run in enumerate(nested)]
+    return nested, [ranx.Run(run, name=f"s{i}") for i, run in enumerate(nested)]
 
 
 # Condorcet depends on the order of ranx's sort wherever the majority relation is

@@ -12,7 +12,6 @@ import pytest
 from polars_rankmetrics.evaluation.evaluate import evaluate
 from polars_rankmetrics.fusion.optimize import grid, optimize_fusion
 from tests.fusion_data import overlapping_runs, random_qrels, ranx_frame
-from tests.ranx_canonical import as_ranx_qrels, as_ranx_run
 
 ranx = pytest.importorskip("ranx")
 
@@ -26,8 +25,8 @@ def data() -> dict[str, Any]:
     return {
         "runs": runs,
         "qrels": qrels,
-        "ranx_runs": [as_ranx_run(r, name=f"s{i}") for i, r in enumerate(runs)],
-        "ranx_qrels": as_ranx_qrels(qrels),
+        "ranx_runs": [ranx.Run(r, name=f"s{i}") for i, r in enumerate(runs)],
+        "ranx_qrels": ranx.Qrels(qrels),
     }
 
 

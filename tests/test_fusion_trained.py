@@ -9,7 +9,6 @@ import pytest
 
 from polars_rankmetrics.fusion import fuse
 from tests.fusion_data import assert_same_fusion, random_qrels, random_runs, ranx_frame
-from tests.ranx_canonical import as_ranx_qrels, as_ranx_run
 
 ranx = pytest.importorskip("ranx")
 from ranx import fusion as ranx_fusion  # noqa: E402
@@ -34,9 +33,9 @@ def data() -> dict[str, Any]:
         "train": train,
         "test": test,
         "qrels": qrels,
-        "ranx_qrels": as_ranx_qrels(qrels),
-        "ranx_train": [as_ranx_run(r, name=f"s{i}") for i, r in enumerate(train)],
-        "ranx_test": [as_ranx_run(r, name=f"s{i}") for i, r in enumerate(test)],
+        "ranx_qrels": ranx.Qrels(qrels),
+        "ranx_train": [ranx.Run(r, name=f"s{i}") for i, r in enumerate(train)],
+        "ranx_test": [ranx.Run(r, name=f"s{i}") for i, r in enumerate(test)],
     }
 
 

@@ -26,11 +26,10 @@ import pytest
 
 import polars_rankmetrics as rm
 from polars_rankmetrics.comparisons.letters import superscripts
-from tests.ranx_canonical import as_ranx_qrels, as_ranx_run
 
 
 def _ranx_setup(n_queries: int = 40, seed: int = 0) -> tuple[object, list[object]]:
-    pytest.importorskip("ranx")
+    ranx = pytest.importorskip("ranx")
     rng = np.random.default_rng(seed)
     qrels = {
         f"q{q}": {f"d{d}": int(rng.integers(1, 3)) for d in range(20) if rng.random() < 0.3}
@@ -46,8 +45,8 @@ def _ranx_setup(n_queries: int = 40, seed: int = 0) -> tuple[object, list[object
                 relevant = qrels[f"q{q}"].get(f"d{d}", 0)
                 scores[f"d{d}"] = float(rng.normal() + strength * relevant)
             run[f"q{q}"] = scores
-        runs.append(as_ranx_run(run, name=f"run{index}"))
-    return as_ranx_qrels(qrels), runs
+        runs.append(ranx.Run(run, name=f"run{index}"))
+    return ranx.Qrels(qrels), runs
 
 
 def _ranx_report(stat_test: str) -> tuple[object, pl.DataFrame, list[str]]:

@@ -26,7 +26,6 @@ import pytrec_eval
 import ranx
 
 import polars_rankmetrics as rm
-from tests.ranx_canonical import as_ranx_qrels, as_ranx_run
 
 
 def collection(
@@ -217,10 +216,10 @@ def ranx_values(
     names: list[str], qrels: pl.DataFrame, run: pl.DataFrame
 ) -> dict[tuple[str, str], float]:
     qrel_dict, run_dict = nested(qrels), nested(run)
-    ranx_run = as_ranx_run(run_dict)
+    ranx_run = ranx.Run(run_dict)
     with warnings.catch_warnings():  # numba's own type-safety chatter inside ranx
         warnings.simplefilter("ignore")
-        values = ranx.evaluate(as_ranx_qrels(qrel_dict), ranx_run, names, return_mean=False)
+        values = ranx.evaluate(ranx.Qrels(qrel_dict), ranx_run, names, return_mean=False)
     return {
         (query, name): float(value)
         for name in names

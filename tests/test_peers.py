@@ -15,7 +15,6 @@ import pytrec_eval
 from sklearn.metrics import average_precision_score, precision_recall_curve
 
 import polars_rankmetrics as rm
-from tests.ranx_canonical import as_ranx_qrels, as_ranx_run
 
 
 def random_collection(seed: int, n_queries: int = 40) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -145,8 +144,8 @@ def test_against_ranx() -> None:
     # ranx breaks ties its own way; compare on distinct scores.
     run = run.with_columns(score=pl.col("score") + pl.int_range(pl.len()) * 1e-6)
     # ranx counts only positive labels as relevant and ignores the rest.
-    ranx_qrels = as_ranx_qrels(nested_dict(qrels.filter(pl.col("relevance") > 0)))
-    ranx_run = as_ranx_run(nested_dict(run))
+    ranx_qrels = ranx.Qrels(nested_dict(qrels.filter(pl.col("relevance") > 0)))
+    ranx_run = ranx.Run(nested_dict(run))
     metrics = [
         "map",
         "map@5",

@@ -29,7 +29,6 @@ from polars_rankmetrics.measures.registry import BY_KEY
 from polars_rankmetrics.measures.trec_names import FAMILIES, JUDGEMENT_GROUP_FAMILIES
 from polars_rankmetrics.metrics import FUNCTIONS
 from tests.metric_table import MEASURES, METRICS
-from tests.ranx_canonical import as_ranx_qrels, as_ranx_run
 
 
 def test_every_public_metric_function_is_in_the_table() -> None:
@@ -194,11 +193,11 @@ def test_hits_equals_ranx(seed: int) -> None:
     run_dict: dict[str, dict[str, float]] = {}
     for query, doc, score in run.iter_rows():
         run_dict.setdefault(query, {})[doc] = score
-    ranx_run = as_ranx_run(run_dict)
+    ranx_run = ranx.Run(run_dict)
     with warnings.catch_warnings():  # numba's own type-safety chatter inside ranx
         warnings.simplefilter("ignore")
         theirs = ranx.evaluate(
-            as_ranx_qrels(qrel_dict), ranx_run, ["hits@3", "hits@10"], return_mean=False
+            ranx.Qrels(qrel_dict), ranx_run, ["hits@3", "hits@10"], return_mean=False
         )
     for name in ["hits@3", "hits@10"]:
         expected = dict(zip(ranx_run.keys(), theirs[name], strict=True))

@@ -23,7 +23,6 @@ from hypothesis import strategies as st
 
 import polars_rankmetrics as rm
 from tests.metric_table import METRICS, SCALAR
-from tests.ranx_canonical import as_ranx_qrels, as_ranx_run
 
 MODES = ("stable", "optimistic", "pessimistic", "average")
 
@@ -653,7 +652,7 @@ def test_readme_example_against_trec_eval_and_ranx() -> None:
     run = {"q": {d: s for d, s in zip(frame["doc"], frame["score"], strict=True) if s is not None}}
     qrels = {"q": dict(zip(frame["doc"], frame["rel"], strict=True))}
     trec = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)["q"]["map"]
-    peer = ranx.evaluate(as_ranx_qrels(qrels), as_ranx_run(run), "map")
+    peer = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "map")
     assert trec == pytest.approx(0.75) and peer == pytest.approx(29 / 48)
 
     def ap(**options: object) -> float:
