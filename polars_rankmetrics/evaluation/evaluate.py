@@ -409,12 +409,13 @@ def evaluate(
     cuts = max_per_query is not None or judged_only or levels
     one_query = query_set in ("run", "trec_eval") and not cuts
     qrels_frame = read_qrels(qrels, qrels_columns, subtopics=diversity)
-    run_frame = None  # a ranx Run: its rows' places in trec_eval's order (see .one_pass)
+    # A ranx Run comes with its rows' places in trec_eval's order (see .one_pass).
     trec_order = tie_break in ("tool", "doc_descending") and not (diversity or with_row)
-    if one_query and run_columns is None and trec_order:
-        run_frame = positioned_run(run, TREC_POSITION)
+    placed = one_query and run_columns is None and trec_order
+    run_frame = positioned_run(run, TREC_POSITION) if placed else None
     positioned = run_frame is not None
-    run_frame = read_run(run, run_columns) if run_frame is None else run_frame
+    if run_frame is None:
+        run_frame = read_run(run, run_columns)
     check_not_swapped(qrels_frame, run_frame)
     judgements = qrels_frame  # one row per (query, subtopic, document) for diversity
     if diversity:
