@@ -38,7 +38,7 @@ def safe_on_narrow(ranked: Ranked, value: pl.Expr) -> bool:
     A per-list constant; R (:attr:`.Ranked.n_relevant`'s sum) and the first hit
     (``top_hit(None).arg_max()``): comparisons; and the aggregates that the
     staged paths write themselves (:data:`.per_list.PER_LIST`: AP's sums over
-    the UInt32 hits, DCG@k by columns, which casts each value it reads, and the
+    the Int64 hits, DCG@k by columns, which casts each value it reads, and the
     ideal DCG, whose integer form counts by comparisons). The hit counts are
     known by :meth:`.staged.StagedRanked.aggregate` already.
     """

@@ -225,9 +225,9 @@ class StagedRanked(SharedRanked):
         return None
 
     def _hits(self, k: int | None) -> pl.Expr:
-        """1 (UInt32) at each hit of the list's first ``k`` positions, else 0: a list per list."""
+        """1 (Int64) at each hit of the list's first ``k`` positions, else 0: a list per list."""
         listed = pl.element() if k is None else pl.element().list.head(k)
-        return listed.list.eval(self.top_hit(None).cast(pl.UInt32))
+        return listed.list.eval(self.top_hit(None).cast(pl.Int64))
 
     def best_precision_from_hits(self) -> pl.Expr:
         """The same from AP's terms ``j / r_j`` (the same divisions): list operations, no rank."""
