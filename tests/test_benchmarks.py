@@ -45,7 +45,7 @@ def test_the_profile_rebuilds_metrics_from_its_plan(tmp_path: Path) -> None:
     # the rebuilt whole must give metrics()' values (bit for bit), each step run.
     import polars_rankmetrics as rm
     from benchmarks.contenders import MEASURES
-    from benchmarks.profile_metrics import profile, steps
+    from benchmarks.profile_metrics import fixed_costs, profile, steps
 
     glob = str(write_dataset(tmp_path, 30, 20))
     frame = pl.read_parquet(glob).lazy().group_by("query")
@@ -56,3 +56,5 @@ def test_the_profile_rebuilds_metrics_from_its_plan(tmp_path: Path) -> None:
     # the floor, the code, the sort stage, the staged frame, each aggregate, the whole
     assert len(rows) == len(steps(list(MEASURES))) >= 6
     assert all(cpu >= 0 for _, cpu, _ in rows)
+    fixed = fixed_costs(glob, 1, list(MEASURES))  # building, then planning
+    assert len(fixed) == 2 and all(cpu >= 0 for _, cpu in fixed)
