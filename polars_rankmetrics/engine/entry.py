@@ -29,6 +29,7 @@ from dataclasses import replace
 
 import polars as pl
 
+from polars_rankmetrics.engine.per_list import Derived, with_derived
 from polars_rankmetrics.engine.ranked import FIELDS, Ranked
 from polars_rankmetrics.engine.ranking import Ranking
 from polars_rankmetrics.engine.staged import (
@@ -145,16 +146,16 @@ def _split(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -> pl.Ex
         pl.struct([bound.build(_own(vocabulary, bound)).alias(bound.name) for bound in readers])
     )
     codes = listed.list.eval(pl.element().struct[0])
-    aggregates, staged = staged_parts(ranking, others, _probe(ranking, others), codes, _STAGED)
+    after: list[Derived] = []
+    aggregates, staged = staged_parts(ranking, others, _probe(ranking, others), codes, after=after)
     values = dict(zip([bound.name for bound in others], staged, strict=True))
-    fields = [
-        values.get(bound.name, pl.field(_PLAIN).struct.field(bound.name)) for bound in statistics
-    ]
-    # Three steps, none nested: polars reads a `pl.field` inside the input of a
+    fields = [values.get(bound.name, pl.field(bound.name)) for bound in statistics]
+    # Four steps, none nested: polars reads a `pl.field` inside the input of a
     # nested `struct.eval` against the inner struct.
     sorted_once = pl.struct(ranking.listed(usage.read_fields).alias(_LISTED))
     both = sorted_once.struct.eval(plain_part.alias(_PLAIN), aggregates.alias(_STAGED))
-    combined = both.struct.eval(fields)
+    flat = both.struct.eval(pl.field(_PLAIN).struct.unnest(), pl.field(_STAGED).struct.unnest())
+    combined = with_derived(flat, after).struct.eval(fields)
     name = ranking.ranked().meta.output_name(raise_if_undetermined=False)
     return combined if name is None else combined.alias(name)  # the name of either path
 
