@@ -7,7 +7,7 @@ statistic reads one list) into an expression over a list element, used by
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 import polars as pl
 
@@ -97,27 +97,3 @@ def running_at(name: str, k: int) -> pl.Expr:
     index = pl.min_horizontal(pl.lit(k, dtype=pl.Int64), pl.element().list.len()) - 1
     at = pl.element().list.get(index, null_on_oob=True).struct.field(name)
     return at.fill_null(0.0).alias(PER_LIST)
-
-
-Derived = tuple[str, pl.Expr, int]
-"""A value computed once per list after the aggregates: its field, the value, its layer."""
-
-
-def derived_layer(value: pl.Expr, derived: Iterable[Derived]) -> int:
-    """1 + the highest layer of the ``derived`` fields that ``value`` reads (1 for none)."""
-    text = value.meta.serialize(format="json")
-    return 1 + max((layer for name, _, layer in derived if f'"{name}"' in text), default=0)
-
-
-def with_derived(struct: pl.Expr, derived: Iterable[Derived]) -> pl.Expr:
-    """``struct`` (the aggregates of each list) with the ``derived`` values as fields.
-
-    One ``struct.with_fields`` per layer, in order, so that a value reads the
-    aggregates and the values of the layers before it; each is evaluated once.
-    """
-    layers: dict[int, list[pl.Expr]] = {}
-    for name, value, layer in derived:
-        layers.setdefault(layer, []).append(value.alias(name))
-    for layer in sorted(layers):
-        struct = struct.struct.with_fields(layers[layer])
-    return struct

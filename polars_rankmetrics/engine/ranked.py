@@ -232,16 +232,6 @@ class Ranked:
         """
         return value
 
-    def once(self, value: pl.Expr) -> pl.Expr:
-        """Mark ``value``, arithmetic over aggregates, as read more than once.
-
-        Polars shares no subexpression, so a cutoff read at three places is
-        planned and computed three times; the staged path computes it once per
-        list, as a field beside the aggregates (``StagedRanked.once``): the same
-        expression, the same bits. Here it is ``value`` itself.
-        """
-        return value
-
     @property
     def n_relevant(self) -> pl.Expr:
         """R: the number of relevant rows, retrieved or not."""

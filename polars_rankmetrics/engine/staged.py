@@ -57,14 +57,11 @@ from polars_rankmetrics.engine.ideal import (
 from polars_rankmetrics.engine.narrow import all_safe, narrow_list, typed
 from polars_rankmetrics.engine.per_list import (
     PER_LIST,
-    Derived,
     constant,
-    derived_layer,
     linear_gain,
     per_list,
     running_at,
     summed_in_order,
-    with_derived,
 )
 from polars_rankmetrics.engine.ranked import FIELDS, RAW, TOP_DISCOUNT_MAX_K, Ranked, Threshold
 from polars_rankmetrics.engine.ranking import Ranking
@@ -161,8 +158,6 @@ class StagedRanked(SharedRanked):
     integer_forms: dict[str, pl.Expr] = field(default_factory=dict)
     """Recorded aggregates (by field name) with a cheaper form for integer labels."""
     r_fields: dict[Threshold, pl.Expr] = field(default_factory=dict)
-    derived: dict[bytes, tuple[str, pl.Expr, int]] = field(default_factory=dict)
-    """The values of :meth:`once` by expression: their field, the value, its layer."""
 
     @property
     def n_relevant(self) -> pl.Expr:
@@ -197,14 +192,6 @@ class StagedRanked(SharedRanked):
         else:
             name = known[0]
         return pl.field(name)
-
-    def once(self, value: pl.Expr) -> pl.Expr:
-        """``value`` as a field computed once per list, after the aggregates (``Ranked.once``)."""
-        key = value.meta.serialize()
-        if key not in self.derived:
-            name = f"_derived_{len(self.derived)}"
-            self.derived[key] = (name, value, derived_layer(value, self.derived.values()))
-        return pl.field(self.derived[key][0])
 
     def _sparse(self, value: pl.Expr) -> tuple[pl.Expr, tuple[HitsRead, int | None] | None]:
         """``value`` as a sum over the hits, where it is a sum of AP's summands in rank order."""
@@ -283,7 +270,6 @@ class StagedRanked(SharedRanked):
         listed: pl.Expr,
         relevance: pl.Expr | None = None,
         narrow: pl.Expr | None = None,
-        derived: bool = True,
     ) -> pl.Expr:
         """The struct of every recorded aggregate, per ranked list in ``listed``.
 
@@ -294,8 +280,7 @@ class StagedRanked(SharedRanked):
         :data:`INTEGER_LABELS` forces one) the cheaper forms (the ideal DCG by counting)
         read ``narrow``, the codes in their own type, where all allow it (:mod:`.narrow`).
         """
-        after = self.derived.values() if derived else ()
-        other = with_derived(self._per_lists(listed, {}), after)
+        other = self._per_lists(listed, {})
         if relevance is None or INTEGER_LABELS is False:
             return other
         by = relevance if narrow is None else typed(relevance, narrow)
@@ -304,7 +289,6 @@ class StagedRanked(SharedRanked):
         if not self.integer_forms and narrow is None:
             return other
         integer = self._per_lists(listed if narrow is None else narrow, self.integer_forms)
-        integer = with_derived(integer, after)
         if INTEGER_LABELS:
             return integer
         return by.pipe_with_dtype(ByLabelType(integer, other))
@@ -574,14 +558,12 @@ def staged_parts(
     statistics: Sequence[Bound],
     usage: Usage,
     ranked: pl.Expr | None = None,
-    after: list[Derived] | None = None,
 ) -> tuple[pl.Expr, list[pl.Expr]]:
     """:func:`staged_struct` in two parts: the struct of the aggregates, and the statistics.
 
     The statistics are expressions over the aggregates' fields (``pl.field``), for
     ``struct.eval`` on the first part. ``ranked`` is the ranked list where it was sorted
-    already (see :func:`_shared_list`). With ``after``, the values of ``Ranked.once``
-    are left out of the first part and added to ``after``, for the caller to compute.
+    already (see :func:`_shared_list`).
     """
     listed, staged = _shared_list(ranking, usage.quantities, ranked)
     narrow = narrow_list(ranking) if ranked is None and not staged.available else None
@@ -594,7 +576,4 @@ def staged_parts(
             whole = SharedRanked(vocabulary.threshold, vocabulary.code, available=staged.available)
             value = vocabulary.aggregate(bound.build(whole))
         fields.append(value.alias(bound.name))
-    if after is None:
-        return staged.computed(listed, ranking.relevance, narrow), fields
-    after.extend(staged.derived.values())
-    return staged.computed(listed, ranking.relevance, narrow, derived=False), fields
+    return staged.computed(listed, ranking.relevance, narrow), fields

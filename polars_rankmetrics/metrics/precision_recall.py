@@ -111,8 +111,7 @@ def r_precision_multiple_statistic(
     As in trec_eval, a multiple that gives no rank a C ``long`` can hold
     (NaN, an infinity, a rank of 2**63 or more) gives 0.
     """
-    # Read eight times below: computed once per list (`Ranked.once`).
-    rank = ranked.once(multiple * ranked.n_relevant.cast(pl.Float64) + 0.9)
+    rank = multiple * ranked.n_relevant.cast(pl.Float64) + 0.9
     valid = rank.is_finite() & (rank >= 1.0) & (rank < _LONG_RANGE)
     # The hits in the top c are the running count of hits at position min(c, n):
     # one list per ranking (an aggregate), which every multiple reads, so the

@@ -106,15 +106,13 @@ def _interpolated_at(ranked: Ranked, cutoff: pl.Expr) -> tuple[pl.Expr, pl.Expr]
     n_found = ranked.aggregate(ranked.top_hit(None).sum()).cast(pl.Float64)
     any_hit = ranked.aggregate(ranked.top_hit(None).any())
     n_retrieved = ranked.aggregate(ranked.retrieved.sum()).cast(pl.Float64)
-    # Each read twice or more, by every level: computed once per list (`Ranked.once`).
-    empty = ranked.once(pl.when(n_retrieved > 0.0).then(0.0).otherwise(n_retrieved / n_retrieved))
-    cutoff = ranked.once(cutoff)
+    empty = pl.when(n_retrieved > 0.0).then(0.0).otherwise(n_retrieved / n_retrieved)
     # Clipped above too, so that a huge level (1e300·R) still casts: any count
     # above the relevant retrieved rows reads 0 below, whatever it gathers.
     index = (cutoff.clip(lower_bound=1.0, upper_bound=_MAX_INDEX) - 1.0).cast(pl.Int64)
     best = _best_from(ranked).list.get(index, null_on_oob=True)
     found_one = pl.when(any_hit).then(best).otherwise(empty)
-    return ranked.once(pl.when(cutoff > n_found).then(0.0).otherwise(found_one)), empty
+    return pl.when(cutoff > n_found).then(0.0).otherwise(found_one), empty
 
 
 def _shared_terms(ranked: Ranked, cutoffs: list[pl.Expr]) -> list[pl.Expr]:
