@@ -39,6 +39,7 @@ import io
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -178,7 +179,7 @@ def fixed_costs(glob: str, repeat: int, measures: list[str]) -> list[tuple[str, 
     tiny = pl.read_parquet(glob, columns=["query", "score", "relevance"]).head(50).lazy()
     built = rm.metrics("relevance", measures, by="score")
     query = tiny.group_by("query").agg(built.alias("m"))
-    timed = [
+    timed: list[tuple[str, Callable[[], object]]] = [
         (
             "fixed: building `rm.metrics(...)` (Python)",
             lambda: rm.metrics("relevance", measures, by="score"),
