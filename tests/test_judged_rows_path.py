@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 
 import polars as pl
 import pytest
@@ -186,3 +187,21 @@ def test_bpref_against_a_slow_reference() -> None:
         expected[query] = total / n_rel if n_rel else 0.0
     values = dict(got.select("query", pl.col("relevance").struct.field("bpref")).iter_rows())
     assert values == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+def test_an_order_key_sorts_the_labelled_rows_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ranking sorted by one integer key (ranx's positions) filters the key with the rows."""
+    frame = _frame(7).with_columns(
+        pl.int_range(pl.len()).shuffle(seed=7).alias("position").cast(pl.Int64)
+    )
+    calls = _count_labelled(monkeypatch)
+
+    def values() -> pl.DataFrame:
+        plain = Ranking.build("relevance", ["score", "doc"], [True, True], 0.0)
+        ranking = replace(plain, order_key=pl.col("position"))
+        bound = [parse_measure("bpref").bind("zero"), parse_measure("P@5").bind("zero")]
+        return frame.group_by("query").agg(entry.evaluate(ranking, bound)).sort("query")
+
+    fast, plain = _fast_and_plain(monkeypatch, values)
+    assert calls
+    assert_frame_equal(fast, plain, check_exact=True)
