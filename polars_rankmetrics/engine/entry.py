@@ -147,7 +147,11 @@ def _split(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -> pl.Ex
     :meth:`.Ranking.ranked`), or sorts its own list where no other reads fields.
     The parts are structs of one struct, read once by ``struct.eval`` (polars
     shares no subexpression, so reading each field of a struct expression would
-    compute it again); the fields come in the order of ``statistics``.
+    compute it again), then unnested into one flat struct that the statistics
+    read by name: polars copies the type of the struct a field is read from at
+    each read, so a read through the struct of both parts costs about twice a
+    flat one (``-m all_trec``: 860 reads, 35 ms of planning). The fields come in
+    the order of ``statistics``.
     """
     judged = {
         id(bound)
@@ -163,7 +167,6 @@ def _split(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -> pl.Ex
     if not others and (readers or len(judged) < len(statistics)):
         return _plain(ranking, statistics, usage)
     vocabulary = ranking.listed_vocabulary()
-    values: dict[str, pl.Expr] = {}
     parts: list[pl.Expr] = []
     if judged:
         alone = [bound for bound in statistics if id(bound) in judged]
@@ -180,7 +183,6 @@ def _split(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -> pl.Ex
         if not others:
             return part
         parts.append(part.alias(_JUDGED))
-        values.update({bound.name: pl.field(_JUDGED).struct.field(bound.name) for bound in alone})
     others_usage = _probe(ranking, others)
     if readers:
         listed = pl.field(_LISTED)
@@ -189,22 +191,24 @@ def _split(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -> pl.Ex
                 [bound.build(_own(vocabulary, bound)).alias(bound.name) for bound, _ in readers]
             )
         )
-        values.update(
-            {bound.name: pl.field(_PLAIN).struct.field(bound.name) for bound, _ in readers}
-        )
         codes = listed.list.eval(pl.element().struct[0])
-        aggregates, staged = staged_parts(ranking, others, others_usage, codes, _STAGED)
-        # Two steps, not nested: polars reads a `pl.field` inside the input of a
+        aggregates, staged = staged_parts(ranking, others, others_usage, codes)
+        # Steps, none nested: polars reads a `pl.field` inside the input of a
         # nested `struct.eval` against the inner struct.
         read = frozenset().union(*(fields for _, fields in readers))
         sorted_once = pl.struct(ranking.listed(read).alias(_LISTED), *parts)
         kept = [pl.field(_JUDGED)] if judged else []
         both = sorted_once.struct.eval(plain_part.alias(_PLAIN), aggregates.alias(_STAGED), *kept)
+        unnested = [_PLAIN, _STAGED, *([_JUDGED] if judged else [])]
     else:
-        aggregates, staged = staged_parts(ranking, others, others_usage, within=_STAGED)
+        aggregates, staged = staged_parts(ranking, others, others_usage)
         both = pl.struct(*parts, aggregates.alias(_STAGED))
-    values.update(zip([bound.name for bound in others], staged, strict=True))
-    combined = both.struct.eval([values[bound.name] for bound in statistics])
+        unnested = [_JUDGED, _STAGED]
+    flat = both.struct.eval(*(pl.field(name).struct.unnest() for name in unnested))
+    values = dict(zip([bound.name for bound in others], staged, strict=True))
+    combined = flat.struct.eval(
+        [values.get(bound.name, pl.field(bound.name)) for bound in statistics]
+    )
     name = ranking.ranked().meta.output_name(raise_if_undetermined=False)
     return combined if name is None else combined.alias(name)  # the name of either path
 
