@@ -9,7 +9,7 @@ from that ranking, in trec_eval's arithmetic.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -295,7 +295,7 @@ def topic_values(
 
 def _plan(
     qrels: pl.DataFrame,
-    join: Any,
+    join: Callable[[pl.DataFrame, Any, bool], pl.LazyFrame] | pl.LazyFrame,
     columns: Sequence[Column],
     relevance_level: int,
     tie_break: TieBreak,
