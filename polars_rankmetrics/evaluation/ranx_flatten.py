@@ -5,11 +5,11 @@ copies its ids into numpy unicode arrays (a plain copy of ranx's fixed-width
 keys, ``[unichr x N]``) and its values into an array, and :func:`utf8` encodes
 the ids' code points as the data and offsets of an Arrow string array.
 
-
 For ``evaluate()`` of a ranx ``Qrels`` and ``Run``, :func:`joined` then joins
 them per (query, document) without the doc ids' strings: each query's qrels
 ids in a hash table of their code points, each run row looked up in it, the
-rows written in trec_eval's order (:func:`trec_positions`)."""
+rows written in trec_eval's order (:func:`trec_positions`).
+"""
 
 from __future__ import annotations
 
