@@ -316,12 +316,17 @@ def test_the_joined_reader_is_the_full_join_in_trec_evals_order() -> None:
 def test_ranx_objects_hold_each_pair_once() -> None:
     # evaluate() skips the duplicate checks of ranx objects, and the joined
     # reader matches a run row to one qrels row: ranx keys each query's
-    # documents in a typed dict, so a pair given twice is kept once.
-    import pandas as pd
+    # documents in a typed dict (of a typed dict of queries), so writing a pair
+    # again replaces its value and never adds a row.
+    from numba.typed import Dict
 
-    rows = pd.DataFrame({"q_id": ["1", "1", "1"], "doc_id": ["a", "a", "b"], "score": [1, 2, 3]})
-    assert read_qrels(ranx.Qrels.from_df(rows)).height == 2
-    assert read_run(ranx.Run.from_df(rows.astype({"score": float}))).height == 2
+    qrels = ranx.Qrels({"1": {"d1": 1, "d2": 0}, "2": {"d1": 2}})
+    assert isinstance(qrels.qrels, Dict) and isinstance(qrels.qrels["1"], Dict)
+    inner = qrels.qrels["1"]
+    inner["d1"] = 3
+    frame = read_qrels(qrels)
+    assert frame.height == 3 and frame.select("query", "doc").is_unique().all()
+    assert frame.filter(pl.col("query") == "1", pl.col("doc") == "d1")["relevance"].item() == 3
 
 
 def test_evaluate_of_joined_ranx_objects_equals_the_frames() -> None:
