@@ -184,8 +184,8 @@ def _read_lines(path: str | Path, schema: pl.Schema, expected: str, *, rest: boo
     except UnicodeDecodeError as error:
         if position < 0 or error.start < position:
             position, problem = error.start, "bytes that are not UTF-8 text"
-    if problem is None and text is not None:
-        return _parse_text(text, path, schema, expected, rest=rest)
+    if problem is None:  # then the text was decoded
+        return _parse_text(text or "", path, schema, expected, rest=rest)
     number = data.count(b"\n", 0, position) + 1
     start = data.rfind(b"\n", 0, position) + 1
     _parse_text(data[:start].decode("utf-8"), path, schema, expected, rest=rest)
