@@ -16,10 +16,10 @@
 - Under pytest-xdist (``-n 2`` in pyproject's ``addopts``), each worker compiles into a
   folder of its own, ``$NUMBA_CACHE_DIR/<worker id>``: numba's cache is not safe for two
   processes writing one function's index at once (numba issue 4807: a signature may then
-  load another's code). The tests that call ranx run in one worker (the ``ranx`` group,
-  ``--dist loadgroup``), so that ranx is compiled once, not once per worker; the Spark
-  ones in one other group, so that one JVM starts. A test left out of a group still runs
-  and passes, only slower.
+  load another's code). The tests that call ranx run in one worker (the ``ranx`` group of
+  ``worker_group``, scheduled by ``pytest_xdist_make_scheduler``), so that ranx is compiled
+  once, not once per worker; the Spark ones in one group too, so that one JVM starts. A
+  test left out of a group still runs and passes, only slower.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 if "NUMBA_OPT" not in os.environ:
     os.environ["NUMBA_OPT"] = "1"
@@ -51,7 +52,7 @@ os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
 
 
 # The tests that call ranx (numba compiles it on first use) and those that start Spark's
-# JVM, by file (the part of a node id before "::") or by a part of the node id.
+# JVM: by file (the part of a node id before "::") or by a part of the node id.
 RANX_FILES = (
     "tests/test_benchmarks.py",
     "tests/test_fusion.py",
@@ -71,27 +72,37 @@ SPARK_FILES = ("tests/test_spark.py", "polars_rankmetrics/spark.py")
 SPARK_TESTS = ("spark.md", "test_a_bad_value_gets_the_same_message_everywhere", "on_spark")
 
 
-def _group(item: pytest.Item) -> str | None:
-    """The xdist group of a test: ``ranx``, ``spark`` or None (any worker)."""
-    path = item.nodeid.split("::", 1)[0]
-    if path in RANX_FILES or any(part in item.nodeid for part in RANX_TESTS):
+def worker_group(nodeid: str) -> str | None:
+    """The worker group of a test: ``"ranx"``, ``"spark"`` or None (any worker)."""
+    path = nodeid.split("::", 1)[0]
+    if path in RANX_FILES or any(part in nodeid for part in RANX_TESTS):
         return "ranx"
-    if (
-        path in SPARK_FILES
-        or "spark" in getattr(item, "fixturenames", ())
-        or any(part in item.nodeid for part in SPARK_TESTS)
-    ):
+    if path in SPARK_FILES or any(part in nodeid for part in SPARK_TESTS):
         return "spark"
     return None
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, absent with -p no:xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup``: each test on any worker, but each group on one worker.
+
+    The groups come from the node ids (``worker_group``), not from ``xdist_group`` marks:
+    pytest-xdist 3.8 reads the marks by rewriting node ids, which pytest 9.2 no longer
+    lets a plugin do (pytest-xdist issue 1386: the marks are silently ignored).
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return worker_group(nodeid) or nodeid
+
+    return GroupScheduling(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Group the ranx and Spark tests (under xdist); skip the Spark doctests without Spark."""
-    if getattr(config.option, "dist", "no") == "loadgroup":
-        for item in items:
-            group = _group(item)
-            if group is not None:
-                item.add_marker(pytest.mark.xdist_group(group))
+    """Mark the Spark doctests skipped, with the reason, when Spark cannot run."""
     reason = spark_unavailable()
     if reason is None:
         return
