@@ -132,8 +132,11 @@ def _split(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -> pl.Ex
     and the staged part reads its codes (the values of :meth:`.Ranking.ranked`).
     The two parts are two structs of one struct, read once by ``struct.eval``
     (polars shares no subexpression, so reading each field of a struct
-    expression would compute it again); the fields come in the order of
-    ``statistics``.
+    expression would compute it again), then unnested into one flat struct
+    that the statistics read by name: polars copies the type of the struct a
+    field is read from at each read, so a read through the struct of both
+    parts costs about twice a flat one (``-m all_trec``: 860 reads, 35 ms of
+    planning). The fields come in the order of ``statistics``.
     """
     readers = [bound for bound, fields in zip(statistics, usage.fields, strict=True) if fields]
     others = [bound for bound, fields in zip(statistics, usage.fields, strict=True) if not fields]
@@ -145,16 +148,15 @@ def _split(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -> pl.Ex
         pl.struct([bound.build(_own(vocabulary, bound)).alias(bound.name) for bound in readers])
     )
     codes = listed.list.eval(pl.element().struct[0])
-    aggregates, staged = staged_parts(ranking, others, _probe(ranking, others), codes, _STAGED)
+    aggregates, staged = staged_parts(ranking, others, _probe(ranking, others), codes)
     values = dict(zip([bound.name for bound in others], staged, strict=True))
-    fields = [
-        values.get(bound.name, pl.field(_PLAIN).struct.field(bound.name)) for bound in statistics
-    ]
-    # Three steps, none nested: polars reads a `pl.field` inside the input of a
+    fields = [values.get(bound.name, pl.field(bound.name)) for bound in statistics]
+    # Four steps, none nested: polars reads a `pl.field` inside the input of a
     # nested `struct.eval` against the inner struct.
     sorted_once = pl.struct(ranking.listed(usage.read_fields).alias(_LISTED))
     both = sorted_once.struct.eval(plain_part.alias(_PLAIN), aggregates.alias(_STAGED))
-    combined = both.struct.eval(fields)
+    flat = both.struct.eval(pl.field(_PLAIN).struct.unnest(), pl.field(_STAGED).struct.unnest())
+    combined = flat.struct.eval(fields)
     name = ranking.ranked().meta.output_name(raise_if_undetermined=False)
     return combined if name is None else combined.alias(name)  # the name of either path
 

@@ -21,10 +21,12 @@ terms of AP's, added in the same order), so the bits are the same.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Literal
 
 import polars as pl
+
+from polars_rankmetrics.engine.expressions import literal_value
 
 HitsRead = Literal["count", "any", "ap"]
 """What an aggregate reads from the hits: a count, whether there is one, AP's sum."""
@@ -56,7 +58,18 @@ def ap_terms(hits: pl.Expr) -> pl.Expr:
 
 
 def terms_sum(terms: pl.Expr) -> pl.Expr:
-    """The in-order sum of AP's terms; ``abs`` turns the empty sum (-0.0) into +0.0."""
+    """The in-order sum of AP's terms, read where a statistic sums ``precision_terms``.
+
+    It equals the dense ``in_order(precision_terms)`` bit for bit: at the j-th
+    hit, at rank r, the running count of hits is j, so the dense term ``hit *
+    found / rank`` is ``j / r``, the same division of the same two numbers; the
+    terms elsewhere are +0.0, which leave a sum in order unchanged, and
+    ``list.sum`` adds in order. ``abs`` turns the empty sum (-0.0) into the
+    dense one's +0.0 (polars drops a ``+ 0.0``) and leaves the others (>= 0) as
+    they are. Every step is a list operation that polars runs over all lists at
+    once (``int_ranges``, list arithmetic, a filter), where the dense
+    ``cum_sum``/``cum_count`` cost a call per list.
+    """
     return terms.list.sum().abs()
 
 
@@ -97,3 +110,28 @@ def read_shared(shared: pl.Expr, kind: HitsRead, k: int | None) -> pl.Expr:
         return shared.struct.field(ap_field(k))
     count = shared.struct.field(count_field(k))
     return count > 0 if kind == "any" else count
+
+
+def hits_read(
+    value: pl.Expr, top_hit: Callable[[int | None], pl.Expr]
+) -> tuple[HitsRead, int | None] | None:
+    """``('count', k)`` for ``top_hit(k).sum()``, ``('any', k)`` for ``.any()``, else None."""
+    inputs = value.meta.pop()
+    if len(inputs) != 1:
+        return None
+    (hits,) = inputs
+    # Only a sum or an any of one input can be a hit count (checked before
+    # the cutoffs are read and each candidate built: most aggregates are not).
+    if not (value.meta.eq(hits.sum()) or value.meta.eq(hits.any())):
+        return None
+    cutoffs: list[int | None] = [None]
+    for part in hits.meta.pop():
+        cutoffs += [literal_value(sub) for sub in part.meta.pop() if sub.meta.is_literal()]
+    for k in cutoffs:
+        if k is None or (isinstance(k, int) and not isinstance(k, bool)):
+            top = top_hit(k)
+            if value.meta.eq(top.sum()):
+                return "count", k
+            if value.meta.eq(top.any()):
+                return "any", k
+    return None

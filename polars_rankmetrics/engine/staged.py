@@ -38,7 +38,14 @@ from typing import Any
 import polars as pl
 
 from polars_rankmetrics.engine.expressions import literal_value, reads_element
-from polars_rankmetrics.engine.hits import HitsRead, ap_terms, read_shared, shared_hits, terms_sum
+from polars_rankmetrics.engine.hits import (
+    HitsRead,
+    ap_terms,
+    hits_read,
+    read_shared,
+    shared_hits,
+    terms_sum,
+)
 from polars_rankmetrics.engine.ideal import (
     NETWORK_INPUTS,
     SORTING_NETWORK,
@@ -145,8 +152,6 @@ class StagedRanked(SharedRanked):
     """
 
     recorded: dict[bytes, tuple[str, pl.Expr]] = field(default_factory=dict)
-    within: str | None = None
-    """The field that holds the struct of the aggregates, where it is not the struct itself."""
     reads_hits: dict[str, tuple[Threshold, HitsRead, int | None]] = field(default_factory=dict)
     """The recorded aggregates that read the hits, by field name: the threshold, what they
     read (a count, whether there is one, AP's sum) and to which cutoff (see :meth:`computed`)."""
@@ -186,7 +191,7 @@ class StagedRanked(SharedRanked):
                 self.reads_hits[name] = (self.threshold, *read)
         else:
             name = known[0]
-        return pl.field(name) if self.within is None else pl.field(self.within).struct.field(name)
+        return pl.field(name)
 
     def _sparse(self, value: pl.Expr) -> tuple[pl.Expr, tuple[HitsRead, int | None] | None]:
         """``value`` as a sum over the hits, where it is a sum of AP's summands in rank order."""
@@ -204,25 +209,7 @@ class StagedRanked(SharedRanked):
 
     def _hits_read(self, value: pl.Expr) -> tuple[HitsRead, int | None] | None:
         """``('count', k)`` for ``top_hit(k).sum()``, ``('any', k)`` for ``.any()``, else None."""
-        inputs = value.meta.pop()
-        if len(inputs) != 1:
-            return None
-        (hits,) = inputs
-        # Only a sum or an any of one input can be a hit count (checked before
-        # the cutoffs are read and each candidate built: most aggregates are not).
-        if not (value.meta.eq(hits.sum()) or value.meta.eq(hits.any())):
-            return None
-        cutoffs: list[int | None] = [None]
-        for part in hits.meta.pop():
-            cutoffs += [literal_value(sub) for sub in part.meta.pop() if sub.meta.is_literal()]
-        for k in cutoffs:
-            if k is None or (isinstance(k, int) and not isinstance(k, bool)):
-                top = self.top_hit(k)
-                if value.meta.eq(top.sum()):
-                    return "count", k
-                if value.meta.eq(top.any()):
-                    return "any", k
-        return None
+        return hits_read(value, self.top_hit)
 
     def _hits(self, k: int | None) -> pl.Expr:
         """1 (UInt32) at each hit of the list's first ``k`` positions, else 0: a list per list."""
@@ -237,15 +224,7 @@ class StagedRanked(SharedRanked):
     def _sparse_terms_sum(self, k: int | None) -> pl.Expr:
         """``in_order(precision_terms.head(k))`` summed over the hits only, per list.
 
-        At the j-th hit, at rank r, the running count of hits is j, so its term
-        ``hit * found / rank`` is ``j / r``: the same division of the same two
-        numbers. The terms elsewhere are +0.0, which leave a sum in order
-        unchanged, so ``list.sum`` (which adds in order) over the hits gives the
-        same bits; ``abs`` turns the empty sum (-0.0) into the dense one's +0.0
-        (polars drops a ``+ 0.0``), and leaves the others, >= 0, as they are.
-        Every step is a list operation that polars runs over all lists at once
-        (``int_ranges``, list arithmetic, a filter), where the dense
-        ``cum_sum``/``cum_count`` cost a call per list.
+        The same bits as the dense sum, by list operations only (see :func:`.hits.terms_sum`).
         """
         return terms_sum(ap_terms(self._hits(k))).alias(PER_LIST)
 
@@ -287,7 +266,10 @@ class StagedRanked(SharedRanked):
         return numerator / self.aggregate(constant(float(denominator)))
 
     def computed(
-        self, listed: pl.Expr, relevance: pl.Expr | None = None, narrow: pl.Expr | None = None
+        self,
+        listed: pl.Expr,
+        relevance: pl.Expr | None = None,
+        narrow: pl.Expr | None = None,
     ) -> pl.Expr:
         """The struct of every recorded aggregate, per ranked list in ``listed``.
 
@@ -538,20 +520,19 @@ def _shared_fields(threshold: Threshold, used: frozenset[str]) -> pl.Expr:
 
 
 def _shared_list(
-    ranking: Ranking, used: frozenset[str], ranked: pl.Expr | None = None, within: str | None = None
+    ranking: Ranking, used: frozenset[str], ranked: pl.Expr | None = None
 ) -> tuple[pl.Expr, StagedRanked]:
     """The group's ranked list with the ``used`` quantities as fields, and how to read it.
 
-    ``ranked`` is the ranked list when it was sorted already (:meth:`.Ranking.ranked`'s);
-    ``within`` is :attr:`StagedRanked.within`.
+    ``ranked`` is the ranked list when it was sorted already (:meth:`.Ranking.ranked`'s).
     """
     ranked = ranking.ranked() if ranked is None else ranked
     used = used & {_RANK, _TERMS, _DISCOUNT, _IDEAL, _RUNNING_DCG, _RUNNING_IDEAL}
     if not used:
-        return ranked, StagedRanked(ranking.threshold, within=within)
+        return ranked, StagedRanked(ranking.threshold)
     listed = ranked.list.eval(_shared_fields(ranking.threshold, used))
     code = pl.element().struct.field(_CODE)
-    return listed, StagedRanked(ranking.threshold, code=code, available=used, within=within)
+    return listed, StagedRanked(ranking.threshold, code=code, available=used)
 
 
 def _for(vocabulary: StagedRanked, threshold: Threshold | None) -> StagedRanked:
@@ -577,16 +558,14 @@ def staged_parts(
     statistics: Sequence[Bound],
     usage: Usage,
     ranked: pl.Expr | None = None,
-    within: str | None = None,
 ) -> tuple[pl.Expr, list[pl.Expr]]:
     """:func:`staged_struct` in two parts: the struct of the aggregates, and the statistics.
 
-    The statistics are expressions over the aggregates' fields (``pl.field``),
-    for ``struct.eval`` on the first part, or on a struct that holds it as the
-    field ``within``. ``ranked`` is the ranked list where it was sorted already
-    (see :func:`_shared_list`).
+    The statistics are expressions over the aggregates' fields (``pl.field``), for
+    ``struct.eval`` on the first part. ``ranked`` is the ranked list where it was sorted
+    already (see :func:`_shared_list`).
     """
-    listed, staged = _shared_list(ranking, usage.quantities, ranked, within)
+    listed, staged = _shared_list(ranking, usage.quantities, ranked)
     narrow = narrow_list(ranking) if ranked is None and not staged.available else None
     fields = []
     for bound, is_staged in zip(statistics, usage.staged, strict=True):
