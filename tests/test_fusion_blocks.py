@@ -13,6 +13,7 @@ from polars.testing import assert_frame_equal
 
 from polars_rankmetrics.fusion import fuse, run_rank
 from polars_rankmetrics.fusion.blocks import find_blocks
+from polars_rankmetrics.fusion.fuse import ranking_order
 from polars_rankmetrics.fusion.methods import BY_DOC
 from polars_rankmetrics.fusion.runs import read_runs
 
@@ -121,3 +122,40 @@ def test_ranks_from_the_order_are_the_window_ranks() -> None:
     swapped_blocks = find_blocks(read_runs(swapped).frame.collect())
     assert swapped_blocks is not None
     assert swapped_blocks.ranks() is None
+
+
+def test_ranking_order_is_the_three_key_sort() -> None:
+    # Many ties, NaN (which ties with NaN), infinities and both zeros.
+    rng = np.random.default_rng(5)
+    values = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, 0.5, 2.0])
+    fused = pl.DataFrame(
+        {
+            "query": rng.integers(0, 7, 400).astype(np.uint32),
+            "doc": [f"d{i}" for i in rng.permutation(400)],
+            "score": rng.choice(values, 400),
+        }
+    )
+    want = fused.sort(["query", "score", "doc"], descending=[False, True, True])
+    assert_frame_equal(ranking_order(fused), want)
+    assert_frame_equal(ranking_order(fused.head(0)), want.head(0))
+    untied = fused.with_columns(score=pl.Series(rng.permutation(400), dtype=pl.Float64))
+    assert_frame_equal(
+        ranking_order(untied),
+        untied.sort(["query", "score", "doc"], descending=[False, True, True]),
+    )
+
+
+@pytest.mark.parametrize("method", ["sum", "rrf", "max", "mnz"])
+@pytest.mark.parametrize("norm", ["min-max", None])
+def test_infinite_scores_fuse_as_string_keys(method: str, norm: str | None) -> None:
+    # inf - inf gives NaN fused scores; -0.0 and 0.0 tie.
+    frames = [
+        pl.DataFrame(
+            {"query": "q", "doc": ["a", "b", "c", "d"], "score": [np.inf, 1.0, 0.0, -0.0]}
+        ),
+        pl.DataFrame({"query": "q", "doc": ["b", "a", "e"], "score": [np.inf, np.inf, -np.inf]}),
+    ]
+    eager = fuse(frames, method=method, norm=norm)  # type: ignore[arg-type]
+    lazy = fuse([frame.lazy() for frame in frames], method=method, norm=norm)  # type: ignore[arg-type]
+    assert isinstance(eager, pl.DataFrame)
+    assert_frame_equal(eager, lazy.collect())

@@ -81,6 +81,36 @@ def test_nan_and_null_scores_are_not_retrieved() -> None:
     assert set(fuse([a, b], method="mnz")["doc"]) == {"x", "w"}
 
 
+@pytest.mark.parametrize("shape", ["frames", "lazy frames", "long", "long lazy"])
+@pytest.mark.parametrize("dtype", [pl.Float64, pl.Float32, pl.Int64])
+def test_missing_scores_are_dropped_in_every_input_shape(shape: str, dtype: pl.DataType) -> None:
+    # Eager runs are filtered only when they hold a null or NaN score: every shape
+    # (and a run without any, next to one with) must give the fusion without those rows.
+    nan = None if dtype == pl.Int64 else float("nan")
+    a = pl.DataFrame(
+        {"query": ["q", "q", "q", "r"], "doc": ["x", "y", "z", "x"], "score": [3, nan, None, 1]},
+        schema_overrides={"score": dtype},
+        strict=False,
+    )
+    b = pl.DataFrame({"query": ["q", "r"], "doc": ["w", "y"], "score": [2, 5]})
+    b = b.cast({"score": dtype})
+    kept = a.filter(pl.col("score").is_not_null() & pl.col("score").cast(pl.Float64).is_not_nan())
+
+    def shaped(first: pl.DataFrame) -> object:
+        if shape.startswith("long"):
+            parts = [first.with_columns(system=pl.lit("a")), b.with_columns(system=pl.lit("b"))]
+            long = pl.concat(parts)
+            return long.lazy() if shape == "long lazy" else long
+        return [first.lazy(), b.lazy()] if shape == "lazy frames" else [first, b]
+
+    for method in ["mnz", "rrf"]:
+        got, want = fuse(shaped(a), method=method), fuse(shaped(kept), method=method)  # type: ignore[arg-type]
+        got = got.collect() if isinstance(got, pl.LazyFrame) else got
+        want = want.collect() if isinstance(want, pl.LazyFrame) else want
+        assert_frame_equal(got, want)
+        assert got.height == 4
+
+
 def test_query_missing_from_a_run_is_an_empty_result_list() -> None:
     a = {"q1": {"x": 2.0, "y": 1.0}, "q2": {"z": 1.0}}
     b = {"q1": {"y": 5.0, "x": 1.0}}

@@ -7,6 +7,7 @@ beyond ASCII, and fall back where an id holds its separator.
 
 from __future__ import annotations
 
+import math
 import random
 
 import polars as pl
@@ -227,3 +228,135 @@ def test_evaluate_of_a_ranx_run_equals_the_frames_and_pytrec_eval_on_ties() -> N
         for row in ours.per_query.iter_rows(named=True):
             for name in names:
                 assert math.isclose(row[name], theirs[row["query"]][name], rel_tol=1e-12), name
+
+
+def _python_join(
+    labels: dict[str, dict[str, int]], scores: dict[str, dict[str, float]]
+) -> list[tuple[str, float | None, int | None, int | None, bool]]:
+    """The full join of qrels and run in trec_eval's order, the obvious way.
+
+    The run's judged queries in its order, each: its entries by score descending
+    then id descending (UTF-8 bytes), then the query's judged ids the run lacks
+    by id descending; then the qrels queries the run lacks, ids descending.
+    A row: (query, score, label, qrels row, in the run).
+    """
+    row_of = {}
+    for query, docs in labels.items():
+        for doc in docs:
+            row_of[query, doc] = len(row_of)
+    rows: list[tuple[str, float | None, int | None, int | None, bool]] = []
+
+    def unretrieved(query: str, docs: set[str]) -> None:
+        for doc in sorted(docs, key=str.encode, reverse=True):
+            rows.append((query, None, labels[query][doc], row_of[query, doc], False))
+
+    for query, docs in scores.items():
+        if query not in labels:
+            continue
+        by_doc = sorted(docs, key=str.encode, reverse=True)
+        for doc in sorted(by_doc, key=lambda d: -docs[d]):
+            judged = doc in labels[query]
+            label = labels[query][doc] if judged else None
+            rows.append((query, docs[doc], label, row_of[query, doc] if judged else None, True))
+        unretrieved(query, set(labels[query]) - set(docs))
+    for query, docs in labels.items():
+        if query not in scores:
+            unretrieved(query, set(docs))
+    return rows
+
+
+def _joined_rows(
+    joined: _ranx.Joined,
+) -> list[tuple[str, float | None, int | None, int | None, bool]]:
+    frame = joined.frame
+    queries = joined.queries.gather(frame.get_column(_ranx.QUERY_CODE)).to_list()
+    in_qrels = frame.get_column("in_qrels").to_list()
+    return [
+        (query, None if math.isnan(score) else score, label if judged else None,
+         row if judged else None, in_run)
+        for query, score, label, row, in_run, judged in zip(
+            queries, frame.get_column("score").to_list(), frame.get_column("relevance").to_list(),
+            frame.get_column("qrels_row").to_list(), frame.get_column("in_run").to_list(),
+            in_qrels, strict=True,
+        )
+    ]  # fmt: skip
+
+
+def test_the_joined_reader_is_the_full_join_in_trec_evals_order() -> None:
+    # Ids that are prefixes of others, NULs, wide code points, ties (0.0 and
+    # -0.0 too), run queries the qrels lack, qrels queries the run lacks, and
+    # both a sorted ranx Run and an unsorted typed dict with unicode keys.
+    rng = random.Random(13)
+    odd = ["a", "ab", "a\x00", "é", "e", "€", "𝄞", "z" * 12, ""]
+    scores = {
+        f"q{q}": {
+            doc: rng.choice([0.0, -0.0, 0.5, 1.0, rng.random()])
+            for doc in [*odd, *(f"d{rng.randrange(300)}" for _ in range(rng.randrange(1, 60)))]
+        }
+        for q in range(40)
+    }
+    labels = {
+        query: {doc: rng.randrange(-1, 4) for doc in docs if rng.random() < 0.8}
+        for query, docs in scores.items()
+        if query != "q3"
+    }
+    for q in range(0, 40, 4):  # judged ids the run lacks; queries the run lacks
+        labels[f"q{q}"].update({f"x{d}": rng.randrange(0, 3) for d in range(9)})
+        labels[f"only{q}"] = {f"d{d}": 1 for d in range(q + 1)}
+    qrels = ranx.Qrels(labels)
+    expected_labels = qrels.to_dict()
+    for nested, ordered in ((ranx.Run(scores).run, None), (_typed(scores), scores)):
+        joined = _ranx.ranx_joined(qrels.qrels, nested)
+        assert joined is not None
+        assert joined.ignored == 1  # q3
+        ordered = ordered or ranx.Run(scores).to_dict()
+        assert _joined_rows(joined) == _python_join(expected_labels, ordered)
+
+
+def test_ranx_objects_hold_each_pair_once() -> None:
+    # evaluate() skips the duplicate checks of ranx objects, and the joined
+    # reader matches a run row to one qrels row: ranx keys each query's
+    # documents in a typed dict (of a typed dict of queries), so writing a pair
+    # again replaces its value and never adds a row.
+    from numba.typed import Dict
+
+    qrels = ranx.Qrels({"1": {"d1": 1, "d2": 0}, "2": {"d1": 2}})
+    assert isinstance(qrels.qrels, Dict) and isinstance(qrels.qrels["1"], Dict)
+    inner = qrels.qrels["1"]
+    inner["d1"] = 3
+    frame = read_qrels(qrels)
+    assert frame.height == 3 and frame.select("query", "doc").is_unique().all()
+    assert frame.filter(pl.col("query") == "1", pl.col("doc") == "d1")["relevance"].item() == 3
+
+
+def test_evaluate_of_joined_ranx_objects_equals_the_frames() -> None:
+    # The joined path against the frames' path: ignored and missing queries,
+    # trec_eval's refusal of a missing query, measures outside trec_eval's
+    # order (ascending ties: read the frames' way), every level.
+    import polars_rankmetrics as rm
+
+    rng = random.Random(17)
+    scores = {
+        str(q): {f"d{rng.randrange(400)}": round(rng.random(), 1) for _ in range(60)}
+        for q in range(30)
+    }
+    labels = {query: {doc: rng.randrange(0, 3) for doc in docs} for query, docs in scores.items()}
+    labels.pop("4")
+    labels["nowhere"] = {"d1": 2}
+    qrels, run = ranx.Qrels(labels), ranx.Run(scores)
+    assert _ranx.ranx_joined(qrels.qrels, run.run) is not None
+    frames = read_qrels(qrels), read_run(run)
+    for names, level in ((["map", "ndcg_cut_10", "P_5", "recip_rank"], 1),
+                         (["ndcg", "map"], 0), (["RR@10", "nDCG@5"], 2)):  # fmt: skip
+        ours = rm.evaluate(qrels, run, names, relevance_level=level)
+        theirs = rm.evaluate(*frames, names, relevance_level=level)
+        assert_frame_equal(ours.per_query, theirs.per_query, check_exact=True)
+        assert_frame_equal(ours.aggregate, theirs.aggregate, check_exact=True)
+        counts = ("n_queries", "ignored_queries", "missing_queries", "no_relevant_queries")
+        assert [getattr(ours, c) for c in counts] == [getattr(theirs, c) for c in counts]
+        assert (ours.ignored_queries, ours.missing_queries) == (1, 1)
+    with pytest.raises(ValueError, match="nowhere") as refused:
+        rm.evaluate(qrels, run, ["map"], queries="trec_eval")
+    with pytest.raises(ValueError) as frames_refused:
+        rm.evaluate(*frames, ["map"], queries="trec_eval")
+    assert str(refused.value) == str(frames_refused.value)

@@ -12,8 +12,9 @@ chosen:
    the score for AUC; subtopics for the diversity measures; see
    :data:`.ranked.FIELDS`): it reads the ``{code, field, ...}`` list, with
    ``list.agg``, and the statistics that read no field take the fast paths of 3
-   beside it; a field the ranking cannot give is refused, naming the statistic
-   and what it needs;
+   beside it; a statistic that reads only the judged rows (bpref) reads a list
+   of those alone; a field the ranking cannot give is refused, naming the
+   statistic and what it needs;
 3. otherwise the fast paths of :mod:`.staged`: one statistic that reads nothing
    beyond its cutoff ranks only the top k rows; any other set shares its
    per-position quantities and per-list aggregates.
@@ -43,6 +44,7 @@ from polars_rankmetrics.engine.top import staged_value, top_value
 _LISTED = "_rankmetrics_listed"
 _PLAIN = "_rankmetrics_plain"
 _STAGED = "_rankmetrics_staged"
+_JUDGED = "_rankmetrics_judged_rows"
 
 FAST_PATHS = True
 """Whether :func:`evaluate` and :func:`evaluate_one` may take the fast paths.
@@ -123,40 +125,90 @@ def evaluate(ranking: Ranking, statistics: Sequence[Bound]) -> pl.Expr:
     return staged_struct(ranking, statistics, usage)
 
 
+def _on_judged_rows(ranking: Ranking, bound: Bound) -> bool:
+    """Whether ``bound`` may read a list of the labelled rows only (``Statistic.judged_rows``).
+
+    Only where no label of 0 is relevant: an unlabelled row's label reads as 0.
+    """
+    threshold = bound.threshold or ranking.threshold
+    admits_zero = threshold.value < 0 or (threshold.value == 0 and threshold.inclusive)
+    return bound.statistic.judged_rows and ranking.ties != "average" and not admits_zero
+
+
 def _split(ranking: Ranking, statistics: Sequence[Bound], usage: Usage) -> pl.Expr:
-    """The statistics that read fields on the list of fields, the others staged.
+    """The statistics that read fields on lists of fields, the others staged.
 
     One statistic that reads a field (bpref's raw labels, in trec_eval's default
     measures) would otherwise put every statistic on the list of fields, each
-    computed whole. Both parts read one sort: the list of fields is sorted once,
-    and the staged part reads its codes (the values of :meth:`.Ranking.ranked`).
-    The two parts are two structs of one struct, read once by ``struct.eval``
-    (polars shares no subexpression, so reading each field of a struct
-    expression would compute it again), then unnested into one flat struct
-    that the statistics read by name: polars copies the type of the struct a
-    field is read from at each read, so a read through the struct of both
-    parts costs about twice a flat one (``-m all_trec``: 860 reads, 35 ms of
-    planning). The fields come in the order of ``statistics``.
+    computed whole. A statistic that reads only the labelled rows (bpref: a few
+    dozen judged rows per query, see :meth:`.Ranking.labelled`) reads a list of
+    those alone, sorted on its own; the others that read fields read the list of
+    fields, sorted once, and the staged part reads its codes (the values of
+    :meth:`.Ranking.ranked`), or sorts its own list where no other reads fields.
+    The parts are structs of one struct, read once by ``struct.eval`` (polars
+    shares no subexpression, so reading each field of a struct expression would
+    compute it again), then unnested into one flat struct that the statistics
+    read by name: polars copies the type of the struct a field is read from at
+    each read, so a read through the struct of both parts costs about twice a
+    flat one (``-m all_trec``: 860 reads, 35 ms of planning). The fields come in
+    the order of ``statistics``.
     """
-    readers = [bound for bound, fields in zip(statistics, usage.fields, strict=True) if fields]
+    judged = {
+        id(bound)
+        for bound, fields in zip(statistics, usage.fields, strict=True)
+        if fields and _on_judged_rows(ranking, bound)
+    }
+    readers = [
+        (bound, fields)
+        for bound, fields in zip(statistics, usage.fields, strict=True)
+        if fields and id(bound) not in judged
+    ]
     others = [bound for bound, fields in zip(statistics, usage.fields, strict=True) if not fields]
-    if not others:
+    if not others and (readers or len(judged) < len(statistics)):
         return _plain(ranking, statistics, usage)
-    listed = pl.field(_LISTED)
     vocabulary = ranking.listed_vocabulary()
-    plain_part = listed.list.agg(
-        pl.struct([bound.build(_own(vocabulary, bound)).alias(bound.name) for bound in readers])
-    )
-    codes = listed.list.eval(pl.element().struct[0])
-    aggregates, staged = staged_parts(ranking, others, _probe(ranking, others), codes)
+    parts: list[pl.Expr] = []
+    if judged:
+        alone = [bound for bound in statistics if id(bound) in judged]
+        read = frozenset().union(
+            *(
+                fields
+                for bound, fields in zip(statistics, usage.fields, strict=True)
+                if id(bound) in judged
+            )
+        )
+        part = ranking.labelled(read).list.agg(
+            pl.struct([bound.build(_own(vocabulary, bound)).alias(bound.name) for bound in alone])
+        )
+        if not others:
+            return part
+        parts.append(part.alias(_JUDGED))
+    others_usage = _probe(ranking, others)
+    if readers:
+        listed = pl.field(_LISTED)
+        plain_part = listed.list.agg(
+            pl.struct(
+                [bound.build(_own(vocabulary, bound)).alias(bound.name) for bound, _ in readers]
+            )
+        )
+        codes = listed.list.eval(pl.element().struct[0])
+        aggregates, staged = staged_parts(ranking, others, others_usage, codes)
+        # Steps, none nested: polars reads a `pl.field` inside the input of a
+        # nested `struct.eval` against the inner struct.
+        read = frozenset().union(*(fields for _, fields in readers))
+        sorted_once = pl.struct(ranking.listed(read).alias(_LISTED), *parts)
+        kept = [pl.field(_JUDGED)] if judged else []
+        both = sorted_once.struct.eval(plain_part.alias(_PLAIN), aggregates.alias(_STAGED), *kept)
+        unnested = [_PLAIN, _STAGED, *([_JUDGED] if judged else [])]
+    else:
+        aggregates, staged = staged_parts(ranking, others, others_usage)
+        both = pl.struct(*parts, aggregates.alias(_STAGED))
+        unnested = [_JUDGED, _STAGED]
+    flat = both.struct.eval(*(pl.field(name).struct.unnest() for name in unnested))
     values = dict(zip([bound.name for bound in others], staged, strict=True))
-    fields = [values.get(bound.name, pl.field(bound.name)) for bound in statistics]
-    # Four steps, none nested: polars reads a `pl.field` inside the input of a
-    # nested `struct.eval` against the inner struct.
-    sorted_once = pl.struct(ranking.listed(usage.read_fields).alias(_LISTED))
-    both = sorted_once.struct.eval(plain_part.alias(_PLAIN), aggregates.alias(_STAGED))
-    flat = both.struct.eval(pl.field(_PLAIN).struct.unnest(), pl.field(_STAGED).struct.unnest())
-    combined = flat.struct.eval(fields)
+    combined = flat.struct.eval(
+        [values.get(bound.name, pl.field(bound.name)) for bound in statistics]
+    )
     name = ranking.ranked().meta.output_name(raise_if_undetermined=False)
     return combined if name is None else combined.alias(name)  # the name of either path
 
@@ -168,6 +220,8 @@ def evaluate_one(ranking: Ranking, bound: Bound) -> pl.Expr:
     fast = FAST_PATHS and usage.staged[0] and not usage.read_fields
     if ranking.ties == "average" or not fast:
         listed, vocabulary = _listed(ranking, usage)
+        if FAST_PATHS and usage.read_fields and _on_judged_rows(ranking, bound):
+            listed = ranking.labelled(usage.read_fields)
         return listed.list.agg(bound.build(_own(vocabulary, bound)))
     k = bound.top_k
     if k is not None and ranking.by:

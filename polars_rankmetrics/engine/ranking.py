@@ -160,6 +160,42 @@ class Ranking:
         position = pl.when(judged).then(pl.int_range(pl.len()))
         return replace(self, by=(position,), descending=(False,))
 
+    def labelled(self, fields: Collection[str]) -> pl.Expr:
+        """:meth:`listed` of the rows with a label (not null) only, in the same order.
+
+        For statistics that read no other row
+        (:attr:`.statistic.Statistic.judged_rows`); not with ``ties='average'``.
+        The label, ``by``, the order key and the carried columns among
+        ``fields`` are evaluated on every row, as one struct, which is filtered
+        once; the code, the fields and the sort are computed on the rows kept
+        (a stable sort by the same keys: the same order relative to each other).
+        """
+        inputs = {"relevance": self.relevance}
+        inputs |= {f"by{index}": key for index, key in enumerate(self.by)}
+        inputs |= {name: expr for name, expr in self.carried if name in fields}
+        if self.order_key is not None:
+            inputs["order_key"] = self.order_key
+        packed = pl.struct([expr.alias(name) for name, expr in inputs.items()])
+        kept = packed.filter(self.relevance.is_not_null()).implode()
+
+        def element(name: str) -> pl.Expr:
+            return pl.element().struct.field(name)
+
+        inner = replace(
+            self,
+            relevance=element("relevance"),
+            by=tuple(element(f"by{index}") for index in range(len(self.by))),
+            carried=tuple((name, element(name)) for name, _ in self.carried if name in fields),
+            order_key=None if self.order_key is None else element("order_key"),
+        )
+        names = sorted(set(fields) - {SCORE})
+        if SCORE in fields:
+            names.insert(0, SCORE)
+        struct = pl.struct(inner.encoded, *(inner._field(name) for name in names))
+        name = self.ranked().meta.output_name(raise_if_undetermined=False)
+        listed = kept.list.eval(inner.order(struct))
+        return listed if name is None else listed.alias(name)
+
     @property
     def numeric_relevance(self) -> pl.Expr:
         """The relevance as Float64; a column that is not numeric or bool fails at collect.

@@ -15,6 +15,10 @@ The decorator records what the engine cannot see by itself:
 - ``top_k``: the parameter that bounds what it reads: nothing beyond that rank
   but R and the ideal ranking's top k, so that a single such statistic may rank
   only the top k rows of each group;
+- ``judged_rows``: its value is the same on the list without the unjudged rows
+  (a null raw label) wherever no label of 0 is relevant (then those rows are
+  neither relevant nor judged, as in bpref), so the engine may rank only the
+  judged rows for it;
 - one validator per parameter, shared by every entry point (the metric
   functions, :func:`polars_rankmetrics.metrics`, ``evaluate()``, the CLI), so a
   bad value gets the same message everywhere.
@@ -64,6 +68,8 @@ class Statistic:
         docstring), or None.
     dtype
         The value's type.
+    judged_rows
+        Whether the value reads only the judged rows (see the module docstring).
     """
 
     formula: Formula
@@ -71,6 +77,7 @@ class Statistic:
     exact_average: bool | Callable[[Mapping[str, Any]], bool] = False
     top_k: str | None = None
     dtype: pl.DataType = field(default_factory=pl.Float64)
+    judged_rows: bool = False
 
     def __call__(self, ranked: Ranked, no_relevant: NoRelevant = "null", **params: Any) -> pl.Expr:
         """Build the formula's expression (parameters unchecked)."""
@@ -133,12 +140,13 @@ def statistic(
     exact_average: bool | Callable[[Mapping[str, Any]], bool] = False,
     top_k: str | None = None,
     dtype: pl.DataType | None = None,
+    judged_rows: bool = False,
     **params: Check,
 ) -> Callable[[Formula], Statistic]:
     """Declare a statistic: decorate its formula (see the module docstring)."""
 
     def declare(formula: Formula) -> Statistic:
-        return Statistic(formula, params, exact_average, top_k, dtype or pl.Float64())
+        return Statistic(formula, params, exact_average, top_k, dtype or pl.Float64(), judged_rows)
 
     return declare
 

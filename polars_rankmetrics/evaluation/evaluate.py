@@ -26,12 +26,18 @@ from polars_rankmetrics._validate import (
 )
 from polars_rankmetrics.evaluation.inputs import (
     check_not_swapped,
+    joined_ranx,
     positioned_run,
     read_qrels,
     read_run,
     unique_pairs,
 )
-from polars_rankmetrics.evaluation.one_pass import may_repeat_a_pair, one_pass
+from polars_rankmetrics.evaluation.one_pass import (
+    OnePass,
+    may_repeat_a_pair,
+    one_pass,
+    one_pass_joined,
+)
 from polars_rankmetrics.evaluation.query_sets import (
     SCORES_MISSING,
     QuerySet,
@@ -51,6 +57,7 @@ from polars_rankmetrics.evaluation.topics import (
     PLACEHOLDER_DOC,
     ROW,
     TREC_POSITION,
+    positioned_only,
     topic_values,
     truncate,
 )
@@ -233,6 +240,25 @@ def _with_collection_size(columns: Sequence[Column], size: int) -> list[Column]:
     return sized
 
 
+def _evaluation(
+    done: OnePass, run_id: str, measures: tuple[Column, ...], query_set: QuerySet
+) -> Evaluation:
+    """The :class:`Evaluation` of :func:`.one_pass`'s frames."""
+    if done.per_query.height == 0:
+        raise _nothing_evaluated(done.ignored_queries)
+    return Evaluation(
+        per_query=done.per_query,
+        aggregate=done.aggregate,
+        run_id=run_id,
+        measures=measures,
+        n_queries=done.per_query.height,
+        ignored_queries=done.ignored_queries,
+        missing_queries=len(done.missing),
+        no_relevant_queries=done.no_relevant_queries,
+        query_set=query_set,
+    )
+
+
 def evaluate(
     qrels: Source,
     run: Source,
@@ -408,10 +434,22 @@ def evaluate(
     levels = subtopic_levels(parsed, int(relevance_level))
     cuts = max_per_query is not None or judged_only or levels
     one_query = query_set in ("run", "trec_eval") and not cuts
-    qrels_frame = read_qrels(qrels, qrels_columns, subtopics=diversity)
     # A ranx Run comes with its rows' places in trec_eval's order (see .one_pass).
     trec_order = tie_break in ("tool", "doc_descending") and not (diversity or with_row)
     placed = one_query and run_columns is None and trec_order
+    joined = None
+    if placed and qrels_columns is None and positioned_only(parsed, tie_break):
+        joined = joined_ranx(qrels, run)  # ranx Qrels and Run: joined in one compiled pass
+    if joined is not None:
+        done = one_pass_joined(
+            joined,
+            parsed,
+            relevance_level=int(relevance_level),
+            tie_break=tie_break,
+            refuse_missing=query_set == "trec_eval",
+        )
+        return _evaluation(done, "", parsed, query_set)
+    qrels_frame = read_qrels(qrels, qrels_columns, subtopics=diversity)
     run_frame = positioned_run(run, TREC_POSITION) if placed else None
     positioned = run_frame is not None
     if run_frame is None:
@@ -440,19 +478,7 @@ def evaluate(
             check_run=not unique_pairs(run),
             refuse_missing=query_set == "trec_eval",
         )
-        if done.per_query.height == 0:
-            raise _nothing_evaluated(done.ignored_queries)
-        return Evaluation(
-            per_query=done.per_query,
-            aggregate=done.aggregate,
-            run_id=run_id,
-            measures=parsed,
-            n_queries=done.per_query.height,
-            ignored_queries=done.ignored_queries,
-            missing_queries=len(done.missing),
-            no_relevant_queries=done.no_relevant_queries,
-            query_set=query_set,
-        )
+        return _evaluation(done, run_id, parsed, query_set)
     # A NaN score is not retrieved, as in the metric functions: null before -M cuts.
     run_frame = run_frame.with_columns(pl.col("score").cast(pl.Float64).fill_nan(None))
     if with_row:

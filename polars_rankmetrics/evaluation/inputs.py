@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 import polars as pl
 
-from polars_rankmetrics.evaluation.ranx_bulk import ranx_frame, ranx_positioned
+from polars_rankmetrics.evaluation.ranx_bulk import Joined, ranx_frame, ranx_joined, ranx_positioned
 from polars_rankmetrics.trec.readers import read_trec_qrels, read_trec_run
 
 Side = Literal["qrels", "run"]
@@ -235,6 +235,19 @@ def positioned_run(source: Any, position: str) -> pl.DataFrame | None:
     if not (_is_ranx(source) and type(source).__name__ == "Run" and hasattr(source, "run")):
         return None
     return ranx_positioned(source.run, position)
+
+
+def joined_ranx(qrels: Any, run: Any) -> Joined | None:
+    """Ranx's ``Qrels`` and ``Run`` joined in bulk (:func:`.ranx_bulk.ranx_joined`), or None.
+
+    None for any other pair of sources, and where the compiled reader cannot
+    join them (then :func:`read_qrels` and :func:`positioned_run` read them).
+    """
+    if not (_is_ranx(qrels) and type(qrels).__name__ == "Qrels" and hasattr(qrels, "qrels")):
+        return None
+    if not (_is_ranx(run) and type(run).__name__ == "Run" and hasattr(run, "run")):
+        return None
+    return ranx_joined(qrels.qrels, run.run)
 
 
 def _from_records(records: Iterable[Any], side: Side) -> pl.LazyFrame:

@@ -33,6 +33,7 @@ import polars as pl
 
 from polars_rankmetrics._validate import TieBreak
 from polars_rankmetrics.evaluation.query_sets import missing_message
+from polars_rankmetrics.evaluation.ranx_bulk import Joined
 from polars_rankmetrics.evaluation.topics import (
     HAS_RELEVANT,
     IN_QRELS,
@@ -123,12 +124,49 @@ def one_pass(
         check(qrels, "qrels")
     run_repeats = check_run and may_repeat_a_pair(run)
     frame = topics.collect()
+    return _finish(
+        frame,
+        columns,
+        ignored,
+        refuse_missing,
+        (lambda: check(run, "run")) if run_repeats else None,
+    )
+
+
+def one_pass_joined(
+    joined: Joined,
+    columns: Sequence[Column],
+    *,
+    relevance_level: int,
+    tie_break: TieBreak,
+    refuse_missing: bool,
+) -> OnePass:
+    """:func:`one_pass` of ranx's ``Qrels`` and ``Run``, joined in bulk (:func:`.ranx_joined`).
+
+    Every column must rank in trec_eval's order (:func:`.topics.positioned_only`).
+    No duplicate check: the keys of ranx's typed dicts of dicts cannot list a
+    (query, document) pair twice (:func:`.inputs.unique_pairs`).
+    """
+    topics = topic_plan(
+        None, None, columns, relevance_level, tie_break, rows=joined.frame.height, joined=joined
+    )
+    return _finish(topics.collect(), columns, joined.ignored, refuse_missing, None)
+
+
+def _finish(
+    frame: pl.DataFrame,
+    columns: Sequence[Column],
+    ignored: int,
+    refuse_missing: bool,
+    check_run: Callable[[], None] | None,
+) -> OnePass:
+    """The :class:`OnePass` of the per-query frame (``check_run`` after the missing queries)."""
     in_run, in_qrels = frame.get_column(IN_RUN), frame.get_column(IN_QRELS)
     missing = frame.get_column("query").filter(in_qrels & ~in_run).to_list()
     if missing and refuse_missing:
         raise ValueError(missing_message(missing, "queries='qrels'"))
-    if run_repeats:
-        check(run, "run")
+    if check_run is not None:
+        check_run()
     # The small frame of the queries (one row each) is summarised eagerly.
     values = frame.filter(pl.col(IN_QRELS) & pl.col(IN_RUN))
     no_relevant = (~values.get_column(HAS_RELEVANT)).sum()

@@ -13,6 +13,7 @@ entry by entry, which costs less than compiling.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -49,6 +50,106 @@ def ranx_positioned(nested: Any, position: str) -> pl.DataFrame | None:
     ):
         return None
     return _compiled(nested, "score", pl.Float64, position)
+
+
+def ranx_joined(qrels: Any, run: Any) -> Joined | None:
+    """The full join of ranx's ``Qrels`` and ``Run`` dicts, in trec_eval's order, or None.
+
+    What :func:`.topics.topic_plan` would join in polars from :func:`ranx_frame`
+    of the qrels and :func:`ranx_positioned` of the run, read in one compiled
+    pass without the doc ids' strings (see :func:`.ranx_flatten.joined`): the
+    rows of the run's judged queries and every qrels row, each query's rows
+    in trec_eval's order. None where :func:`ranx_positioned` gives None (a
+    small run, a NaN score, a lone surrogate) or the qrels are small.
+    """
+    import numpy as np
+
+    if _entries_below(qrels) or _entries_below(run):
+        return None
+    judged = _arrays(qrels, np.int64)
+    ranked = _arrays(run, np.float64)
+    if judged is None or ranked is None:
+        return None
+    queries, sizes, codes, lengths, labels = judged
+    run_queries, run_sizes, run_codes, run_lengths, scores = ranked
+    compiled = _loops()
+    positions, valid = compiled.trec_positions(scores, run_sizes, run_codes, run_lengths)
+    if not valid:
+        return None
+    index = pl.DataFrame({"query": queries, QUERY_CODE: pl.int_range(len(queries), eager=True)})
+    qrels_of_run = (
+        run_queries.to_frame()
+        .join(index, on="query", how="left", maintain_order="left")
+        .get_column(QUERY_CODE)
+        .fill_null(-1)
+        .to_numpy()
+    )
+    rows = compiled.joined(
+        run_sizes, run_codes, run_lengths, scores, positions,
+        sizes, codes, lengths, labels, qrels_of_run.astype(np.int64),
+    )  # fmt: skip
+    names = [QUERY_CODE, "score", "relevance", "qrels_row", "in_run", "in_qrels"]
+    frame = pl.DataFrame(dict(zip(names, rows, strict=True)))
+    return Joined(frame, queries, int((qrels_of_run < 0).sum()))
+
+
+QUERY_CODE = "_rankmetrics_query_code"
+""":class:`Joined`'s query column: the index of the query in ``Joined.queries``."""
+
+
+@dataclass(frozen=True)
+class Joined:
+    """:func:`ranx_joined`'s rows, the query ids, and how many run queries are not judged.
+
+    ``frame`` has :data:`QUERY_CODE`, ``score`` (NaN where the run lacks the
+    document), ``relevance`` and ``qrels_row`` (0 and -1 where the qrels lack
+    it), ``in_run`` and ``in_qrels``: one row per (query, document) of either
+    side, each query's rows in trec_eval's order.
+    """
+
+    frame: pl.DataFrame
+    queries: pl.Series
+    ignored: int
+
+
+def _entries_below(nested: Any) -> bool:
+    """Whether ``nested`` holds fewer than :data:`COMPILED_FROM` entries (read entry by entry)."""
+    if len(nested) >= COMPILED_FROM:
+        return False
+    total = 0
+    for inner in nested.values():  # stops at the threshold: boxing an inner dict costs ~7 µs
+        total += len(inner)
+        if total >= COMPILED_FROM:
+            return False
+    return True
+
+
+def _arrays(nested: Any, values_type: Any) -> tuple[pl.Series, Any, Any, Any, Any] | None:
+    """The query ids (a String series), sizes, doc ids' code points and lengths, and values.
+
+    None where a query id holds a lone surrogate.
+    """
+    import numpy as np
+
+    compiled = _loops()
+    doc_width = _fixed_width(nested)
+    if doc_width is None:
+        total, doc_width, query_width = compiled.shape(nested)
+    else:
+        total, query_width = compiled.outer_shape(nested)
+    n_queries = len(nested)
+    queries = np.zeros(n_queries, dtype=f"<U{query_width}")
+    query_lengths = np.empty(n_queries, dtype=np.int64)
+    sizes = np.empty(n_queries, dtype=np.int64)
+    docs = np.zeros(total, dtype=f"<U{doc_width}")
+    doc_lengths = np.empty(total, dtype=np.int64)
+    values = np.empty(total, dtype=values_type)
+    compiled.fill(nested, queries, query_lengths, sizes, docs, doc_lengths, values)
+    query_ids = _strings("query", queries, query_lengths)
+    if query_ids is None:
+        return None
+    codes = docs.view(np.uint32).reshape(total, docs.dtype.itemsize // 4)
+    return query_ids, sizes, codes, doc_lengths, values
 
 
 def _entry_by_entry(nested: Any, value: str, dtype: PolarsDataType) -> pl.DataFrame:

@@ -4,6 +4,11 @@ Three passes, each one compiled loop: :func:`shape` measures the dict, :func:`fi
 copies its ids into numpy unicode arrays (a plain copy of ranx's fixed-width
 keys, ``[unichr x N]``) and its values into an array, and :func:`utf8` encodes
 the ids' code points as the data and offsets of an Arrow string array.
+
+For ``evaluate()`` of a ranx ``Qrels`` and ``Run``, :func:`joined` then joins
+them per (query, document) without the doc ids' strings: each query's qrels
+ids in a hash table of their code points, each run row looked up in it, the
+rows written in trec_eval's order (:func:`trec_positions`).
 """
 
 from __future__ import annotations
@@ -223,3 +228,140 @@ def trec_positions(
             positions[order[i]] = i
         start = end
     return positions, True
+
+
+@njit(cache=True)
+def _hashes(codes: Any, lengths: Any) -> Any:  # pragma: no cover (compiled)
+    """FNV-1a of each row's code points (equal ids hash alike, whatever the array's width).
+
+    The high bits are mixed into the low ones (MurmurHash3's finaliser): a
+    table slot is read from the low bits, which FNV leaves poor for ids that
+    differ in their last characters. Non-negative int64 (numba types a mix of
+    signed and unsigned 64-bit integers as float64).
+    """
+    n = codes.shape[0]
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        h = np.uint64(14695981039346656037)
+        for j in range(lengths[i]):
+            h = (h ^ np.uint64(codes[i, j])) * np.uint64(1099511628211)
+        h = (h ^ (h >> np.uint64(33))) * np.uint64(0xFF51AFD7ED558CCD)
+        out[i] = np.int64((h ^ (h >> np.uint64(33))) >> np.uint64(1))
+    return out
+
+
+@njit(cache=True)
+def joined(
+    run_sizes: Any,
+    run_codes: Any,
+    run_lengths: Any,
+    scores: Any,
+    positions: Any,
+    qrels_sizes: Any,
+    qrels_codes: Any,
+    qrels_lengths: Any,
+    labels: Any,
+    qrels_of_run: Any,
+) -> tuple[Any, Any, Any, Any, Any, Any]:  # pragma: no cover (compiled)
+    """The full join of a run and qrels per (query, document), in trec_eval's order.
+
+    ``qrels_of_run[r]``: the qrels query of run query ``r`` (-1: not judged;
+    its rows are left out). A run row meets the qrels row of the same query
+    with the same id (found in a hash table of the query's qrels ids, the ids
+    compared whole on a hash match); the ids of a ranx dict are distinct, so
+    one row at most. Rows come query by query (the run's judged queries, then
+    the qrels queries the run lacks): the run's rows by ``positions`` (see
+    :func:`trec_positions`), then the query's judged ids the run lacks, by id
+    descending. Returns, per row: the qrels query, the score (NaN: not in the
+    run), the label and the qrels row (-1: not judged), in the run, in the
+    qrels.
+    """
+    n_run = run_codes.shape[0]
+    n_qrels = qrels_codes.shape[0]
+    run_hashes = _hashes(run_codes, run_lengths)
+    hashes = _hashes(qrels_codes, qrels_lengths)
+    qrels_start = np.zeros(len(qrels_sizes) + 1, np.int64)
+    for q in range(len(qrels_sizes)):
+        qrels_start[q + 1] = qrels_start[q] + qrels_sizes[q]
+    match = np.full(n_run, -1, np.int64)
+    matched = np.zeros(n_qrels, np.bool_)
+    in_run = np.zeros(len(qrels_sizes), np.bool_)
+    by_place = np.empty(n_run, np.int64)
+    total = 0
+    start = 0
+    for r in range(len(run_sizes)):
+        end = start + run_sizes[r]
+        q = qrels_of_run[r]
+        if q >= 0:
+            in_run[q] = True
+            total += end - start
+            first, m = qrels_start[q], qrels_sizes[q]
+            size = 2
+            while size < 2 * m:
+                size *= 2
+            table = np.full(size, -1, np.int64)
+            for k in range(first, first + m):
+                slot = hashes[k] & (size - 1)
+                while table[slot] >= 0:
+                    slot = (slot + 1) & (size - 1)
+                table[slot] = k
+            for i in range(start, end):
+                by_place[positions[i]] = i
+                slot = run_hashes[i] & (size - 1)
+                while table[slot] >= 0:
+                    k = table[slot]
+                    if hashes[k] == run_hashes[i] and run_lengths[i] == qrels_lengths[k]:
+                        same = True
+                        for j in range(run_lengths[i]):
+                            if run_codes[i, j] != qrels_codes[k, j]:
+                                same = False
+                                break
+                        if same:
+                            match[i] = k
+                            matched[k] = True
+                            break
+                    slot = (slot + 1) & (size - 1)
+        start = end
+    for k in range(n_qrels):
+        if not matched[k]:
+            total += 1
+    group = np.empty(total, np.int64)
+    score = np.empty(total, np.float64)
+    label = np.zeros(total, np.int64)
+    qrels_row = np.full(total, -1, np.int64)
+    from_run = np.zeros(total, np.bool_)
+    judged = np.zeros(total, np.bool_)
+    unmatched = np.empty(n_qrels, np.int64)
+    buffer = np.empty(n_qrels, np.int64)
+    o = 0
+    start = 0
+    for step in range(len(run_sizes) + len(qrels_sizes)):
+        if step < len(run_sizes):
+            end = start + run_sizes[step]
+            q = qrels_of_run[step]
+            if q >= 0:
+                for place in range(start, end):
+                    i = by_place[place]
+                    group[o], score[o], from_run[o] = q, scores[i], True
+                    k = match[i]
+                    if k >= 0:
+                        label[o], qrels_row[o], judged[o] = labels[k], k, True
+                    o += 1
+            start = end
+            if q < 0:
+                continue
+        else:
+            q = step - len(run_sizes)
+            if in_run[q]:
+                continue
+        n = 0
+        for k in range(qrels_start[q], qrels_start[q + 1]):
+            if not matched[k]:
+                unmatched[n] = k
+                n += 1
+        _doc_descending(unmatched, 0, n, qrels_codes, qrels_lengths, buffer)
+        for j in range(n):
+            k = unmatched[j]
+            group[o], score[o], label[o], qrels_row[o], judged[o] = q, np.nan, labels[k], k, True
+            o += 1
+    return group, score, label, qrels_row, from_run, judged

@@ -9,7 +9,7 @@ from that ranking, in trec_eval's arithmetic.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -19,6 +19,7 @@ from polars_rankmetrics._validate import DocOrder, TieBreak
 from polars_rankmetrics.engine import Ranking, Threshold, entry
 from polars_rankmetrics.engine.ideal import SORTING_NETWORK
 from polars_rankmetrics.engine.ranked import JUDGEMENT_ORDER
+from polars_rankmetrics.evaluation.ranx_bulk import QUERY_CODE, Joined
 from polars_rankmetrics.evaluation.subtopics import subtopic_fields
 from polars_rankmetrics.measures import Column
 from polars_rankmetrics.multi import columns_struct
@@ -150,18 +151,10 @@ def _remembered(
     return statistics
 
 
-def _ranked_values(
-    qrels: pl.DataFrame,
-    run: pl.DataFrame | pl.LazyFrame,
-    columns: Sequence[Column],
-    threshold: Threshold,
-    tie_break: TieBreak,
-    positioned: bool = False,
+def _joined(
+    qrels: pl.DataFrame, run: pl.DataFrame | pl.LazyFrame, positioned: bool
 ) -> pl.LazyFrame:
-    # The qrels order of each judged row, for ir_measures' Compat (its ideal
-    # orders tied documents so); sorted into the lists only when read.
-    carried = {**subtopic_fields(qrels), JUDGEMENT_ORDER: pl.col(QRELS_ROW)}
-    statistics = _remembered(columns, threshold, tie_break, carried, positioned)
+    """The full join of the run and the qrels per (query, document)."""
     row = [ROW] if ROW in run.collect_schema() else []
     judged = ["query", "doc", "relevance", *(["subtopics"] if "subtopics" in qrels.columns else [])]
     below: list[pl.Expr] = []
@@ -184,6 +177,39 @@ def _ranked_values(
     )
     if positioned:
         joined = joined.with_columns(pl.coalesce(TREC_POSITION, _BELOW).alias(TREC_POSITION))
+    return joined
+
+
+def prejoined(joined: Joined) -> pl.LazyFrame:
+    """:func:`_joined`'s columns from a join read in bulk (:func:`.ranx_bulk.ranx_joined`).
+
+    Its query is the query's code (see :func:`_named`); its rows come in
+    trec_eval's order, so their row number is the order key.
+    """
+    judged = pl.col("in_qrels")
+    return joined.frame.lazy().select(
+        pl.col(QUERY_CODE).alias("query"),
+        pl.col("score").fill_nan(None),
+        pl.int_range(pl.len(), dtype=pl.Int64).alias(TREC_POSITION),
+        pl.col("in_run").alias(IN_RUN),
+        pl.when(judged).then(pl.col("relevance")).alias("relevance"),
+        pl.when(judged).then(pl.col("qrels_row").cast(pl.get_index_type())).alias(QRELS_ROW),
+        judged.alias(IN_QRELS),
+    )
+
+
+def _ranked_values(
+    qrels: pl.DataFrame,
+    joined: pl.LazyFrame,
+    columns: Sequence[Column],
+    threshold: Threshold,
+    tie_break: TieBreak,
+    positioned: bool = False,
+) -> pl.LazyFrame:
+    # The qrels order of each judged row, for ir_measures' Compat (its ideal
+    # orders tied documents so); sorted into the lists only when read.
+    carried = {**subtopic_fields(qrels), JUDGEMENT_ORDER: pl.col(QRELS_ROW)}
+    statistics = _remembered(columns, threshold, tie_break, carried, positioned)
     relevant = (pl.col("relevance") >= threshold.value).fill_null(False)
     grouped = joined.group_by("query").agg(
         statistics.alias(_MEASURES),
@@ -204,14 +230,15 @@ Below it, planning the network (10-15 ms) costs more than the sort per query it 
 
 
 def topic_plan(
-    qrels: pl.DataFrame,
-    run: pl.DataFrame | pl.LazyFrame,
+    qrels: pl.DataFrame | None,
+    run: pl.DataFrame | pl.LazyFrame | None,
     columns: Sequence[Column],
     relevance_level: int,
     tie_break: TieBreak = "tool",
     *,
     rows: int,
     positioned: bool = False,
+    joined: Joined | None = None,
 ) -> pl.LazyFrame:
     """:func:`topic_values`' query, not collected; ``rows`` counts the run's and qrels' rows.
 
@@ -225,11 +252,20 @@ def topic_plan(
     descending, and the measures in trec_eval's order sort each query by that
     one integer key: the same order as by (score, doc), at a third of the
     group-by's sort.
+
+    ``joined``: the join read in bulk from ranx objects (:func:`prejoined`;
+    ``qrels`` and ``run`` are then not read, and every column must be
+    :func:`positioned_only`).
     """
     network = SORTING_NETWORK.get() and rows >= NETWORK_MIN_ROWS
     token = SORTING_NETWORK.set(network)
     try:
-        return _plan(qrels, run, columns, relevance_level, tie_break, positioned)
+        if joined is not None:
+            frame = _plan(_NO_QRELS, prejoined(joined), columns, relevance_level, tie_break, True)
+            return frame.with_columns(_named(joined.queries)).sort("query")
+        assert qrels is not None and run is not None
+        frame = _plan(qrels, _joined, columns, relevance_level, tie_break, positioned, run)
+        return frame.sort("query")
     finally:
         SORTING_NETWORK.reset(token)
 
@@ -259,32 +295,63 @@ def topic_values(
 
 def _plan(
     qrels: pl.DataFrame,
-    run: pl.DataFrame | pl.LazyFrame,
+    join: Callable[[pl.DataFrame, Any, bool], pl.LazyFrame] | pl.LazyFrame,
     columns: Sequence[Column],
     relevance_level: int,
     tie_break: TieBreak,
     positioned: bool = False,
+    run: pl.DataFrame | pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
-    """:func:`topic_values`' query, not collected."""
+    """:func:`topic_values`' query, not collected, not sorted.
+
+    ``join`` is :func:`_joined` (of ``qrels`` and ``run``, as each measure
+    reads the labels), or a frame already joined.
+    """
+
+    def joined(judgements: pl.DataFrame, relabel: pl.Expr | None = None) -> pl.LazyFrame:
+        if isinstance(join, pl.LazyFrame):
+            return join if relabel is None else join.with_columns(relabel)
+        assert run is not None
+        return join(judgements, run, positioned)
+
     if relevance_level > 0:
         threshold = Threshold(relevance_level, inclusive=True)
-        ranked = _ranked_values(qrels, run, columns, threshold, tie_break, positioned)
-        return ranked.sort("query")
+        return _ranked_values(qrels, joined(qrels), columns, threshold, tie_break, positioned)
     gains = [column for column in columns if column.measure.key in GAIN_KEYS]
     others = [column for column in columns if column.measure.key not in GAIN_KEYS]
     judged = pl.col("relevance") >= 0
-    binary = qrels.with_columns(
-        pl.when(judged).then(1).otherwise(pl.col("relevance")).alias("relevance")
-    )
+    binary_label = pl.when(judged).then(1).otherwise(pl.col("relevance")).alias("relevance")
+    binary = qrels.with_columns(binary_label)
     frames = []
     if others or not gains:
         threshold = Threshold(1, inclusive=True)
-        frames.append(_ranked_values(binary, run, others, threshold, tie_break, positioned))
+        ranked = joined(binary, binary_label)
+        frames.append(_ranked_values(binary, ranked, others, threshold, tie_break, positioned))
     if gains:
         threshold = Threshold(0, inclusive=True)
-        frames.append(_ranked_values(qrels, run, gains, threshold, tie_break, positioned))
+        ranked = joined(qrels)
+        frames.append(_ranked_values(qrels, ranked, gains, threshold, tie_break, positioned))
     frame = frames[0]
     if len(frames) == 2:
         frame = frame.join(frames[1].drop(IN_RUN, IN_QRELS, HAS_RELEVANT), on="query")
     names = [column.name for column in columns]
-    return frame.select("query", IN_RUN, IN_QRELS, HAS_RELEVANT, *names).sort("query")
+    return frame.select("query", IN_RUN, IN_QRELS, HAS_RELEVANT, *names)
+
+
+_NO_QRELS = pl.DataFrame(schema={"query": pl.String, "doc": pl.String, "relevance": pl.Int64})
+"""The qrels :func:`_plan` is given with a frame already joined (it reads only their columns)."""
+
+
+def _named(queries: pl.Series) -> pl.Expr:
+    """The query ids of :func:`prejoined`'s codes."""
+    return pl.lit(queries).gather(pl.col("query")).alias("query")
+
+
+def positioned_only(columns: Sequence[Column], tie_break: TieBreak) -> bool:
+    """Whether every column ranks in trec_eval's order (the place key's), none judged-only."""
+    return all(
+        not column.judged_only
+        and (tie_break if tie_break != "tool" else column.order or "doc_descending")
+        == "doc_descending"
+        for column in columns
+    )

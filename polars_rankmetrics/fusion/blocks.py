@@ -79,7 +79,9 @@ def find_blocks(frame: pl.DataFrame) -> Blocks | None:
     system, query = pl.col("system"), pl.col("query")
     changed = system.ne_missing(system.shift(1)) | query.ne_missing(query.shift(1))
     start = frame.select(changed.fill_null(value=True)).to_series()
-    starts = frame.select("system", "query").filter(start)
+    # Series gathers: a frame's filter first aligns its columns' chunks (a copy of every row).
+    first = start.arg_true()
+    starts = pl.DataFrame([frame.get_column(name).gather(first) for name in ("system", "query")])
     if starts.get_column("query").null_count() or starts.n_unique() != starts.height:
         return None
     queries = starts.get_column("query").unique().sort()

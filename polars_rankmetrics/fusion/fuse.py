@@ -325,8 +325,9 @@ def fuse(
             if grouped.get_column("_duplicate").any():
                 read_runs(runs)  # raises, naming the run and a duplicate row
             fused = grouped.lazy()
-    if blocks is not None:  # the fused rows are in memory: sorted there, a little cheaper
-        return blocks.decode(finish(fused)).collect(engine="in-memory")
+    if blocks is not None:  # the fused rows are in memory: sorted there, more cheaply
+        rounded = fused.select("query", "doc", rounded_score()).collect(engine="in-memory")
+        return blocks.decode(ranking_order(rounded).lazy()).collect(engine="in-memory")
     result = finish(fused)
     return result if read.lazy else result.collect()
 
@@ -343,7 +344,38 @@ def finish(fused: pl.LazyFrame) -> pl.LazyFrame:
     each added in run order) could differ in their last bits, and their order
     with them. Rounded, they tie, and ties are ordered by document id descending.
     """
-    score = pl.col("score").cast(pl.Float64).round_sig_figs(SIGNIFICANT_DIGITS)
-    return fused.select("query", "doc", score).sort(
+    return fused.select("query", "doc", rounded_score()).sort(
         ["query", "score", "doc"], descending=[False, True, True]
     )
+
+
+def rounded_score() -> pl.Expr:
+    """The fused score as a float rounded to 12 significant digits (see :func:`finish`)."""
+    return pl.col("score").cast(pl.Float64).round_sig_figs(SIGNIFICANT_DIGITS)
+
+
+def ranking_order(fused: pl.DataFrame) -> pl.DataFrame:
+    """``fused`` (``query, doc, score``, in memory) in :func:`finish`'s order, by one-key sorts.
+
+    A sort by score descending, then a stable sort by query, order every row but
+    those of equal ``(query, score)`` (a few percent: 3.7% of the RRF benchmark's),
+    which are then sorted alone by the three keys into the positions they hold
+    (each tie is a contiguous range of them). Cheaper than one three-key sort,
+    which encodes every key of every row. NaN scores tie with each other
+    (polars' ``==`` holds between NaNs; both sorts place them first). Both sorts are
+    single-threaded: with two threads, the parallel sort costs more CPU and
+    saves no time here.
+    """
+    ordered = fused.sort("score", descending=True, multithreaded=False).sort(
+        "query", maintain_order=True, multithreaded=False
+    )
+    query, score = ordered.get_column("query"), ordered.get_column("score")
+    same = (query == query.shift(1)) & (score == score.shift(1))  # NaN == NaN in polars
+    tied = (same | same.shift(-1)).fill_null(value=False).arg_true()
+    if tied.len() == 0:
+        return ordered
+    sub = ordered[tied].with_columns(_position=tied)
+    sub = sub.sort(["query", "score", "doc"], descending=[False, True, True], multithreaded=False)
+    rows = pl.int_range(ordered.height, dtype=pl.UInt32, eager=True)
+    order = rows.scatter(tied, sub.get_column("_position").cast(pl.UInt32))
+    return ordered.select(pl.all().gather(order))

@@ -5,7 +5,8 @@ TREC or parquet path, a polars, pandas or pyarrow table, a nested dict
 ``{query: {doc: score}}``, a ranx ``Run``, ...). Polars ``LazyFrame`` inputs
 and parquet paths stay lazy: nothing is read until the fused frame is
 collected. Rows whose score is null or NaN are dropped: such a document counts
-as not retrieved by that run, as everywhere in this library.
+as not retrieved by that run, as everywhere in this library (an eager run is
+filtered only when it holds such a score: the filter copies every row).
 """
 
 from __future__ import annotations
@@ -35,6 +36,16 @@ class Runs:
         return len(self.names)
 
 
+def _without_missing(frame: pl.LazyFrame) -> pl.LazyFrame:
+    """``frame`` without its rows whose score is null or NaN (not retrieved)."""
+    return frame.filter(pl.col("score").cast(pl.Float64).is_not_nan())
+
+
+def _has_missing(score: pl.Series) -> bool:
+    """Whether an eager run's scores hold a null or a NaN (a pass over one column)."""
+    return score.null_count() > 0 or (score.dtype.is_float() and bool(score.is_nan().any()))
+
+
 def _is_lazy_source(source: object) -> bool:
     if isinstance(source, pl.LazyFrame):
         return True
@@ -52,7 +63,7 @@ def _one_run(source: object, name: str, *, check_unique: bool = True) -> pl.Lazy
         if not dtype.is_numeric():
             msg = f"run {name!r}: the score column must be numeric, got {dtype}"
             raise ValueError(msg)
-        return lazy.with_columns(pl.col("query", "doc").cast(pl.String))
+        return _without_missing(lazy.with_columns(pl.col("query", "doc").cast(pl.String)))
     try:
         frame = inputs.read_run(source)
     except ValueError as error:
@@ -66,7 +77,8 @@ def _one_run(source: object, name: str, *, check_unique: bool = True) -> pl.Lazy
             "each document must appear once per query"
         )
         raise ValueError(msg)
-    return frame.lazy().select("query", "doc", "score")
+    selected = frame.lazy().select("query", "doc", "score")
+    return _without_missing(selected) if _has_missing(frame.get_column("score")) else selected
 
 
 def _default_name(index: int, source: object) -> str:
@@ -113,6 +125,8 @@ def read_runs(runs: object, *, check_unique: bool = True) -> Runs:
         if not dtype.is_numeric():
             msg = f"the runs' score column must be numeric, got {dtype}"
             raise ValueError(msg)
+        if isinstance(runs, pl.LazyFrame) or _has_missing(runs.get_column(found["score"])):
+            frame = _without_missing(frame)
         return _finish(frame, names, isinstance(runs, pl.LazyFrame))
     if isinstance(runs, Mapping):
         items = [(str(name), source) for name, source in runs.items()]
@@ -163,5 +177,5 @@ def _finish(frame: pl.LazyFrame, names: tuple[str, ...], lazy: bool) -> Runs:
         pl.col("query").cast(pl.String),
         pl.col("doc").cast(pl.String),
         pl.col("score").cast(pl.Float64),
-    ).filter(pl.col("score").is_not_nan())  # null and NaN: not retrieved
+    )  # null and NaN scores were dropped from each run that held one: not retrieved
     return Runs(frame, names, lazy)

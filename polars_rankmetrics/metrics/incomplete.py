@@ -51,7 +51,7 @@ Negatives: TypeAlias = Literal["unjudged", "nonrelevant"]
 or judged non-relevant (ranx)."""
 
 
-@statistic(negatives=choice(Negatives))
+@statistic(judged_rows=True, negatives=choice(Negatives))
 def bpref_statistic(
     ranked: Ranked, no_relevant: NoRelevant, *, negatives: Negatives = "unjudged"
 ) -> pl.Expr:
@@ -62,6 +62,9 @@ def bpref_statistic(
     non-relevant rows ranked above r and N all judged non-relevant rows.
     Unjudged rows are skipped; a row with a negative label is unjudged
     (trec_eval) or, with ``negatives='nonrelevant'``, judged non-relevant (ranx).
+    Rows with a null label change nothing where they are not relevant (a sum of
+    zeros at their places), so the engine ranks only the labelled rows for it
+    (``judged_rows``).
     """
     nonrelevant = ranked.nonrelevant_judged
     if negatives == "nonrelevant":

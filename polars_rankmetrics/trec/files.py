@@ -107,7 +107,7 @@ def _decompressed(data: bytes) -> bytes:
 def encoding_of(*inputs: Input) -> str:
     """``'utf-8'`` if every file is UTF-8, else ``'latin-1'`` (bytes compared as bytes)."""
     for source in inputs:
-        if source.data is None:
+        if source.data is None or source.data.isascii():  # a scan, without a 5 MB string
             continue
         try:
             source.data.decode("utf-8")

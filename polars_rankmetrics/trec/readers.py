@@ -178,17 +178,19 @@ def _read_lines(path: str | Path, schema: pl.Schema, expected: str, *, rest: boo
     problem, position = None, data.find(b"\0")
     if position >= 0:
         problem = "a NUL byte"
+    text = None
     try:
-        data.decode("utf-8")
+        text = data.decode("utf-8")  # decoded once: kept for the parse
     except UnicodeDecodeError as error:
         if position < 0 or error.start < position:
             position, problem = error.start, "bytes that are not UTF-8 text"
-    if problem is None:
-        return _parse_text(data.decode("utf-8"), path, schema, expected, rest=rest)
+    if problem is None:  # then the text was decoded
+        return _parse_text(text or "", path, schema, expected, rest=rest)
     number = data.count(b"\n", 0, position) + 1
     start = data.rfind(b"\n", 0, position) + 1
     _parse_text(data[:start].decode("utf-8"), path, schema, expected, rest=rest)
-    line = data[start:].split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    end = data.find(b"\n", start)  # not data[start:].split(...): that copies the rest
+    line = data[start : len(data) if end < 0 else end].decode("utf-8", errors="replace")
     raise _malformed(str(path), number, line, expected, problem)
 
 
