@@ -17,9 +17,9 @@
   folder of its own, ``$NUMBA_CACHE_DIR/<worker id>``: numba's cache is not safe for two
   processes writing one function's index at once (numba issue 4807: a signature may then
   load another's code). The tests that call ranx run in one worker (the ``ranx`` group of
-  ``worker_group``, scheduled by ``pytest_xdist_make_scheduler``), so that ranx is compiled
-  once, not once per worker; the Spark ones in one group too, so that one JVM starts. A
-  test left out of a group still runs and passes, only slower.
+  ``worker_group``, scheduled by ``pytest_xdist_make_scheduler``; always gw0), so that ranx
+  is compiled once, not once per worker; the Spark ones in one group too, so that one JVM
+  starts. A test left out of a group still runs and passes, only slower.
 """
 
 from __future__ import annotations
@@ -97,6 +97,14 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     class GroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
             return worker_group(nodeid) or nodeid
+
+        def _assign_work_unit(self, node: Any) -> None:
+            # The ranx group always to gw0 (the first unit it is given), so that a later
+            # run finds ranx compiled in .numba_cache/gw0/; any other unit to gw1 first.
+            queue = self.workqueue
+            if "ranx" in queue and len(queue) > 1:
+                queue.move_to_end("ranx", last=node.gateway.id != "gw0")
+            super()._assign_work_unit(node)
 
     return GroupScheduling(config, log)
 
