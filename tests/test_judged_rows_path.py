@@ -205,3 +205,24 @@ def test_an_order_key_sorts_the_labelled_rows_too(monkeypatch: pytest.MonkeyPatc
     fast, plain = _fast_and_plain(monkeypatch, values)
     assert calls
     assert_frame_equal(fast, plain, check_exact=True)
+
+
+@pytest.mark.parametrize("label", ["by0", "by1", "order_key", "grade"])
+def test_any_label_name_gives_the_same_values(label: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The labelled rows' struct names the label's field after the column, unless taken."""
+    frame = _frame(5).rename({"relevance": label})
+    calls = _count_labelled(monkeypatch)
+
+    def values() -> pl.DataFrame:
+        expr = rm.metrics(label, ["P@10", "bpref", "AP"], by=["score", "doc"])
+        return frame.group_by("query").agg(expr).sort("query").unnest(label)
+
+    fast, plain = _fast_and_plain(monkeypatch, values)
+    assert calls
+    assert_frame_equal(fast, plain, check_exact=True)
+    renamed = (
+        _frame(5)
+        .group_by("query")
+        .agg(rm.metrics("relevance", ["P@10", "bpref", "AP"], by=["score", "doc"]))
+    )
+    assert_frame_equal(fast, renamed.sort("query").unnest("relevance"), check_exact=True)

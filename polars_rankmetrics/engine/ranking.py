@@ -184,9 +184,14 @@ class Ranking:
         once; the code, the fields and the sort are computed on the rows kept
         (a stable sort by the same keys: the same order relative to each other).
         """
-        inputs = {"relevance": self.relevance}
-        inputs |= {f"by{index}": key for index, key in enumerate(self.by)}
-        inputs |= {name: expr for name, expr in self.carried if name in fields}
+        # The label's field keeps the column's name, so that polars' error for a
+        # label that is not numeric names the user's column, not this struct's field.
+        label = self.relevance.meta.output_name(raise_if_undetermined=False) or "relevance"
+        others = {f"by{index}": key for index, key in enumerate(self.by)}
+        others |= {name: expr for name, expr in self.carried if name in fields}
+        if label in others or label == "order_key":
+            label = "_rankmetrics_label"
+        inputs = {label: self.relevance} | others
         if self.order_key is not None:
             inputs["order_key"] = self.order_key
         packed = pl.struct([expr.alias(name) for name, expr in inputs.items()])
@@ -197,7 +202,7 @@ class Ranking:
 
         inner = replace(
             self,
-            relevance=element("relevance"),
+            relevance=element(label),
             by=tuple(element(f"by{index}") for index in range(len(self.by))),
             carried=tuple((name, element(name)) for name, _ in self.carried if name in fields),
             order_key=None if self.order_key is None else element("order_key"),
