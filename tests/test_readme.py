@@ -546,14 +546,14 @@ def explain_plan(block: Block, context: Context) -> None:
         assert part in shown, f"the test's copy of the README plan is stale: {part}"
         assert part in plan, f"the README plan shows {part!r}, the real one does not"
     # One sort and one list of it; the aggregates in one outer `list.eval` (R, the
-    # hits and their filter: one inner each; the shared hits in two `with_fields`
-    # layers, read by a third); one `struct.eval`.
+    # hits and their filter: one inner each; the shared hits in three `with_fields`
+    # layers (the counts, AP's terms, their sum), read by a fourth); one `struct.eval`.
     steps = {
         ".sort_by(": 1,
         ".implode()": 1,
         ".list.eval(": 4,
         ".list.agg(": 0,
-        ".struct.with_fields(": 3,
+        ".struct.with_fields(": 4,
         ".struct.eval(": 1,
     }
     for step, count in steps.items():
