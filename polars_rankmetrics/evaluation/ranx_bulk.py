@@ -131,6 +131,22 @@ def _arrays(nested: Any, values_type: Any) -> tuple[pl.Series, Any, Any, Any, An
     """
     import numpy as np
 
+    queries, query_lengths, sizes, docs, doc_lengths, values = _filled(nested, values_type)
+    query_ids = _strings("query", queries, query_lengths)
+    if query_ids is None:
+        return None
+    codes = docs.view(np.uint32).reshape(len(docs), docs.dtype.itemsize // 4)
+    return query_ids, sizes, codes, doc_lengths, values
+
+
+def _filled(nested: Any, values_type: Any) -> tuple[Any, Any, Any, Any, Any, Any]:
+    """Ranx's typed dict of dicts copied by the compiled loops into numpy arrays.
+
+    The query ids (fixed-width unicode) and their lengths, each query's number of
+    entries, the doc ids and their lengths, and the values, in the dicts' order.
+    """
+    import numpy as np
+
     compiled = _loops()
     doc_width = _fixed_width(nested)
     if doc_width is None:
@@ -145,11 +161,7 @@ def _arrays(nested: Any, values_type: Any) -> tuple[pl.Series, Any, Any, Any, An
     doc_lengths = np.empty(total, dtype=np.int64)
     values = np.empty(total, dtype=values_type)
     compiled.fill(nested, queries, query_lengths, sizes, docs, doc_lengths, values)
-    query_ids = _strings("query", queries, query_lengths)
-    if query_ids is None:
-        return None
-    codes = docs.view(np.uint32).reshape(total, docs.dtype.itemsize // 4)
-    return query_ids, sizes, codes, doc_lengths, values
+    return queries, query_lengths, sizes, docs, doc_lengths, values
 
 
 def _entry_by_entry(nested: Any, value: str, dtype: PolarsDataType) -> pl.DataFrame:
@@ -176,24 +188,13 @@ def _compiled(
     """
     import numpy as np
 
-    compiled = _loops()
-    doc_width = _fixed_width(nested)
-    if doc_width is None:
-        total, doc_width, query_width = compiled.shape(nested)
-    else:
-        total, query_width = compiled.outer_shape(nested)
-    n_queries = len(nested)
-    queries = np.zeros(n_queries, dtype=f"<U{query_width}")
-    query_lengths = np.empty(n_queries, dtype=np.int64)
-    sizes = np.empty(n_queries, dtype=np.int64)
-    docs = np.zeros(total, dtype=f"<U{doc_width}")
-    doc_lengths = np.empty(total, dtype=np.int64)
-    values = np.empty(total, dtype=np.float64 if dtype == pl.Float64 else np.int64)
-    compiled.fill(nested, queries, query_lengths, sizes, docs, doc_lengths, values)
+    values_type = np.float64 if dtype == pl.Float64 else np.int64
+    queries, query_lengths, sizes, docs, doc_lengths, values = _filled(nested, values_type)
+    n_queries = len(queries)
     places = None
     if position is not None:
-        codes = docs.view(np.uint32).reshape(total, docs.dtype.itemsize // 4)
-        places, valid = compiled.trec_positions(values, sizes, codes, doc_lengths)
+        codes = docs.view(np.uint32).reshape(len(docs), docs.dtype.itemsize // 4)
+        places, valid = _loops().trec_positions(values, sizes, codes, doc_lengths)
         if not valid:
             return None
     query_ids = _strings("query", queries, query_lengths)
