@@ -105,7 +105,7 @@ def _statistics(
     """The struct of every column's statistic over each query's ranking(s)."""
 
     def variant(column: Column) -> tuple[bool, DocOrder | Literal["positioned"]]:
-        order = tie_break if tie_break != "tool" else column.order or "doc_descending"
+        order = _order(column, tie_break)
         if positioned and order == "doc_descending" and not column.judged_only:
             return False, "positioned"
         return column.judged_only, order
@@ -261,10 +261,20 @@ def topic_plan(
     token = SORTING_NETWORK.set(network)
     try:
         if joined is not None:
-            frame = _plan(_NO_QRELS, prejoined(joined), columns, relevance_level, tie_break, True)
+            bulk = prejoined(joined)
+
+            def relabelled(_: pl.DataFrame, relabel: pl.Expr | None) -> pl.LazyFrame:
+                return bulk if relabel is None else bulk.with_columns(relabel)
+
+            frame = _plan(_NO_QRELS, relabelled, columns, relevance_level, tie_break, True)
             return frame.with_columns(_named(joined.queries)).sort("query")
         assert qrels is not None and run is not None
-        frame = _plan(qrels, _joined, columns, relevance_level, tie_break, positioned, run)
+        the_run = run
+
+        def of_run(judgements: pl.DataFrame, _: pl.Expr | None) -> pl.LazyFrame:
+            return _joined(judgements, the_run, positioned)
+
+        frame = _plan(qrels, of_run, columns, relevance_level, tie_break, positioned)
         return frame.sort("query")
     finally:
         SORTING_NETWORK.reset(token)
@@ -295,28 +305,21 @@ def topic_values(
 
 def _plan(
     qrels: pl.DataFrame,
-    join: Callable[[pl.DataFrame, Any, bool], pl.LazyFrame] | pl.LazyFrame,
+    joined: Callable[[pl.DataFrame, pl.Expr | None], pl.LazyFrame],
     columns: Sequence[Column],
     relevance_level: int,
     tie_break: TieBreak,
     positioned: bool = False,
-    run: pl.DataFrame | pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """:func:`topic_values`' query, not collected, not sorted.
 
-    ``join`` is :func:`_joined` (of ``qrels`` and ``run``, as each measure
-    reads the labels), or a frame already joined.
+    ``joined(judgements, relabel)`` is the run joined with ``judgements`` (the
+    qrels as a group of measures reads their labels); a join already made
+    applies ``relabel``, the expression that relabelled ``judgements``, instead.
     """
-
-    def joined(judgements: pl.DataFrame, relabel: pl.Expr | None = None) -> pl.LazyFrame:
-        if isinstance(join, pl.LazyFrame):
-            return join if relabel is None else join.with_columns(relabel)
-        assert run is not None
-        return join(judgements, run, positioned)
-
     if relevance_level > 0:
         threshold = Threshold(relevance_level, inclusive=True)
-        return _ranked_values(qrels, joined(qrels), columns, threshold, tie_break, positioned)
+        return _ranked_values(qrels, joined(qrels, None), columns, threshold, tie_break, positioned)
     gains = [column for column in columns if column.measure.key in GAIN_KEYS]
     others = [column for column in columns if column.measure.key not in GAIN_KEYS]
     judged = pl.col("relevance") >= 0
@@ -329,7 +332,7 @@ def _plan(
         frames.append(_ranked_values(binary, ranked, others, threshold, tie_break, positioned))
     if gains:
         threshold = Threshold(0, inclusive=True)
-        ranked = joined(qrels)
+        ranked = joined(qrels, None)
         frames.append(_ranked_values(qrels, ranked, gains, threshold, tie_break, positioned))
     frame = frames[0]
     if len(frames) == 2:
@@ -350,8 +353,11 @@ def _named(queries: pl.Series) -> pl.Expr:
 def positioned_only(columns: Sequence[Column], tie_break: TieBreak) -> bool:
     """Whether every column ranks in trec_eval's order (the place key's), none judged-only."""
     return all(
-        not column.judged_only
-        and (tie_break if tie_break != "tool" else column.order or "doc_descending")
-        == "doc_descending"
+        not column.judged_only and _order(column, tie_break) == "doc_descending"
         for column in columns
     )
+
+
+def _order(column: Column, tie_break: TieBreak) -> DocOrder:
+    """The order a column breaks tied scores in: ``tie_break``, or its tool's for ``'tool'``."""
+    return tie_break if tie_break != "tool" else column.order or "doc_descending"
