@@ -129,7 +129,7 @@ if TYPE_CHECKING:
 # Every public name is imported on first use: the parts with optional or heavy
 # dependencies (numpy/scipy: `stats`; altair: `plot`; pyarrow and pyspark: `spark`),
 # so that `import polars_rankmetrics` needs none of them, and the metrics, the
-# measure registry and the rest, so that it stays quick (issue 31: at most 0.05 s
+# measure registry and the rest, so that it stays quick (at most 0.05 s
 # over `import polars`). Importing the package only installs the `.rank` accessor.
 _LAZY = {
     "optimize_fusion": "polars_rankmetrics.fusion.optimize",

@@ -283,7 +283,7 @@ def opening_example(block: Block, context: Context) -> None:
     )
 
 
-@runs("Precision, recall, AP, nDCG, RR #1")
+@runs("guide/metrics.md: Precision, recall, AP, nDCG, RR #1")
 def one_example_per_family(block: Block, context: Context) -> None:
     """Runs on ``df``; each column against its slow reference."""
     df = scored_rows(8)
@@ -302,7 +302,7 @@ def one_example_per_family(block: Block, context: Context) -> None:
         assert column_by_query(per_query, column) == approx(per_query_reference(df, reference))
 
 
-@runs("Incomplete judgements and rank-biased precision #1")
+@runs("guide/metrics.md: Incomplete judgements and rank-biased precision #1")
 def incomplete_and_rbp(block: Block, context: Context) -> None:
     """Runs as is; bpref and infAP against pytrec_eval, RBP against ir_measures (cwl_eval)."""
     import ir_measures
@@ -372,7 +372,7 @@ def three_contexts(block: Block, context: Context) -> None:
     assert column_by_query(values, on_rows.columns[-1]) == approx(expected)
 
 
-@runs("Curves #1", "guide/metrics.md: Metrics #2")
+@runs("guide/metrics.md: Metrics #2")
 def curves_example(block: Block, context: Context) -> None:
     """Runs on ``df`` (``pl`` and ``rm`` from the section's first block)."""
     df = scored_rows(3)
@@ -410,7 +410,6 @@ def averages_over_queries(block: Block, context: Context) -> None:
 
 
 @runs(
-    "ERR, user models, classifier measures, diversity #1",
     "guide/metrics.md: More measure families #1",
 )
 def more_measure_families(block: Block, context: Context) -> None:
@@ -518,7 +517,7 @@ def trec_evaluate(block: Block, context: Context) -> None:
         assert round(result.aggregate[column].item(), 4) == printed[measure, "all"], column
 
 
-@runs("guide/performance.md: Performance #1")
+@runs("guide/performance.md: How the speed is reached #1")
 def explain_plan(block: Block, context: Context) -> None:
     """Runs on a small ``lf``; the shown (abridged) plan's verbatim parts must be in the real one.
 
@@ -596,7 +595,7 @@ def ties_example(block: Block, context: Context) -> None:
         assert [round(value, 4) for value in got] == [float(x.strip("*")) for x in shown], mode
 
 
-@runs("Comparing systems #1", "guide/comparing.md: Comparing systems #1")
+@runs("guide/comparing.md: Comparing systems #1")
 def comparing_systems(block: Block, context: Context) -> None:
     """Runs on a generated ``runs.parquet`` of three systems; writes both charts.
 
