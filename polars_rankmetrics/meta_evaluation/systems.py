@@ -26,6 +26,7 @@ from typing import Literal, TypeAlias, get_args
 import numpy as np
 import polars as pl
 
+from polars_rankmetrics.comparisons.comparison import _check_columns, check_finite
 from polars_rankmetrics.comparisons.significance import (
     bootstrap_test,
     paired_t_test,
@@ -225,6 +226,8 @@ def _matrix(
         if column not in per_query.columns:
             msg = f"no column {column!r} in `per_query` (columns: {per_query.columns})"
             raise ValueError(msg)
+    _check_columns(per_query, system, query)
+    check_finite(per_query, value, system=system, query=query)
     wide = per_query.pivot(on=system, index=query, values=value, aggregate_function=None).sort(
         query
     )
@@ -271,8 +274,9 @@ def discriminative_power(
     Discriminative power (Sakai 2006): the share of system pairs a paired test separates.
 
     Every unordered pair of systems is tested on the queries (each system
-    needs a value for every query), with one of the library's paired tests;
-    a pair is separated when its two-sided p-value is below ``alpha``.
+    needs one finite value for every query, and there must be two queries at
+    least), with one of the library's paired tests; a pair is separated when
+    its two-sided p-value is below ``alpha``.
 
     Parameters
     ----------
@@ -308,6 +312,9 @@ def discriminative_power(
         msg = f"`alpha` must be a number in (0, 1), got {alpha!r}"
         raise ValueError(msg)
     names, matrix = _matrix(per_query, system, query, value)
+    if matrix.shape[0] < 2:
+        msg = f"a paired test needs at least two topics in `{query}`, got {matrix.shape[0]}"
+        raise ValueError(msg)
     run_test: Callable[[np.ndarray, np.ndarray], float]
     if test == "t":
         run_test = paired_t_test
