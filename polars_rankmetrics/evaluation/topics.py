@@ -19,6 +19,7 @@ from polars_rankmetrics._validate import DocOrder, TieBreak
 from polars_rankmetrics.engine import Ranking, Threshold, entry
 from polars_rankmetrics.engine.ideal import SORTING_NETWORK
 from polars_rankmetrics.engine.ranked import JUDGEMENT_ORDER
+from polars_rankmetrics.engine.ranking import numeric_score
 from polars_rankmetrics.evaluation.ranx_bulk import QUERY_CODE, Joined
 from polars_rankmetrics.evaluation.subtopics import subtopic_fields
 from polars_rankmetrics.measures import Column
@@ -50,6 +51,16 @@ def trec_order(run: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame:
     return run.lazy().sort(
         ["query", "score", "doc"], descending=[False, True, True], nulls_last=True
     )
+
+
+def retrieved_in_trec_order(run: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame:
+    """The run's retrieved rows, sorted as trec_eval ranks them (:func:`trec_order`).
+
+    A null or NaN score is not retrieved, as every measure reads it: its row is
+    left out. The one order of every comparison of rankings (RBO, KTU).
+    """
+    retrieved = run.lazy().filter(numeric_score(pl.col("score")).is_not_null())
+    return trec_order(retrieved)
 
 
 def truncate(run: pl.DataFrame, max_per_query: int | None) -> pl.DataFrame:
