@@ -326,3 +326,14 @@ def test_krippendorff_alpha_equals_the_package_or_refuses_by_name(
         warnings.simplefilter("ignore")
         expected = krippendorff.alpha(reliability_data=matrix.T, level_of_measurement=level)
     assert value == pytest.approx(expected, abs=1e-12, nan_ok=True)
+
+
+def test_compare_qrels_names_the_runs_that_tie() -> None:
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}}
+    runs = {
+        "bm25": {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0}},
+        "dense": {"q1": {"a": 3.0, "b": 1.0}, "q2": {"c": 2.0}},  # the same ranking
+        "worse": {"q1": {"b": 2.0, "a": 1.0}, "q2": {"x": 1.0}},
+    }
+    with pytest.raises(ValueError, match="`scores` has tied scores \\(systems 'bm25' and 'dense'"):
+        rm.compare_qrels(qrels, qrels, runs, measure="AP")

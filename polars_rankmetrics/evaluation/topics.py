@@ -53,14 +53,18 @@ def trec_order(run: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame:
     )
 
 
-def retrieved_in_trec_order(run: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame:
-    """The run's retrieved rows, sorted as trec_eval ranks them (:func:`trec_order`).
+def trec_ranked(values: pl.Expr, depth: int | None = None) -> pl.Expr:
+    """In a group by query: ``values`` of the retrieved rows, as trec_eval ranks them.
 
-    A null or NaN score is not retrieved, as every measure reads it: its row is
-    left out. The one order of every comparison of rankings (RBO, KTU).
+    The order of :func:`trec_order` (score descending, then document id
+    descending), where a null or NaN score is not retrieved, as every measure
+    reads it: its row is left out. Cut to the first ``depth`` rows when given.
+    The one order of every comparison of rankings (RBO, KTU).
     """
-    retrieved = run.lazy().filter(numeric_score(pl.col("score")).is_not_null())
-    return trec_order(retrieved)
+    score = numeric_score(pl.col("score"))
+    kept = score.count() if depth is None else pl.min_horizontal(score.count(), depth)
+    ordered = values.sort_by(score, pl.col("doc"), descending=True, nulls_last=True)
+    return ordered.slice(0, kept)
 
 
 def truncate(run: pl.DataFrame, max_per_query: int | None) -> pl.DataFrame:

@@ -56,7 +56,7 @@ import polars as pl
 
 from polars_rankmetrics._validate import IntoExpr, as_expr
 from polars_rankmetrics.evaluation.inputs import read_run
-from polars_rankmetrics.evaluation.topics import retrieved_in_trec_order
+from polars_rankmetrics.evaluation.topics import trec_ranked
 from polars_rankmetrics.meta_evaluation._overlap import per_row_sums
 
 RboKind: TypeAlias = Literal["min", "res", "ext", "truncated"]
@@ -196,19 +196,11 @@ def ranked_lists(run: object, *, depth: int | None = None) -> pl.DataFrame:
     └───────┴─────────────────┘
     """
     depth = check_depth(depth)
-    frame = read_run(run).lazy()
-    docs = pl.col("doc")
-    lists = (
-        retrieved_in_trec_order(frame)
-        .group_by("query", maintain_order=True)
-        .agg((docs.head(depth) if depth else docs).alias("docs"))
-    )
-    # A query whose every score is null or NaN retrieved nothing: an empty list.
     return (
-        frame.select("query")
-        .unique()
-        .join(lists, on="query", how="left")
-        .with_columns(pl.col("docs").fill_null(pl.lit([], dtype=pl.List(pl.String))))
+        read_run(run)
+        .lazy()
+        .group_by("query")
+        .agg(trec_ranked(pl.col("doc"), depth).alias("docs"))
         .sort("query")
         .collect()
     )

@@ -52,7 +52,7 @@ import numpy.typing as npt
 import polars as pl
 
 from polars_rankmetrics.evaluation.inputs import read_qrels, read_run
-from polars_rankmetrics.evaluation.topics import retrieved_in_trec_order
+from polars_rankmetrics.evaluation.topics import trec_ranked
 from polars_rankmetrics.meta_evaluation.rbo import check_depth, check_p
 
 FloatArray: TypeAlias = npt.NDArray[np.float64]
@@ -95,13 +95,16 @@ def _positions(run: object, trim: int | None, name: str) -> pl.DataFrame:
         msg = f"`{name}` lists document {doc!r} more than once for query {query!r}"
         raise ValueError(msg)
     ranked = (
-        retrieved_in_trec_order(frame)
+        frame.lazy()
+        .group_by("query")
+        .agg(trec_ranked(pl.struct("doc", "score"), trim).alias("row"))
+        .sort("query")
+        .explode("row")
+        .filter(pl.col("row").is_not_null())  # a query that retrieved nothing
+        .unnest("row")
         .with_columns(pos=pl.int_range(1, pl.len() + 1).over("query"))
-        .collect()
     )
-    if trim is not None:
-        ranked = ranked.filter(pl.col("pos") <= trim)
-    return ranked.select("query", "doc", "score", "pos")
+    return ranked.select("query", "doc", "score", "pos").collect()
 
 
 def _check_topics(original: pl.DataFrame, reproduced: pl.DataFrame) -> None:
