@@ -22,6 +22,7 @@ import polars_rankmetrics as rm
 from polars_rankmetrics.meta_evaluation import pearson, rbo
 from polars_rankmetrics.meta_evaluation.rbo import ranked_lists
 from polars_rankmetrics.meta_evaluation.reproducibility import ktu, rbo_truncated
+from tests.test_edge_statistics import covered
 from tests.test_meta_correlation import _slow_tau_ap
 
 stats = pytest.importorskip("scipy.stats")
@@ -337,3 +338,66 @@ def test_compare_qrels_names_the_runs_that_tie() -> None:
     }
     with pytest.raises(ValueError, match="`scores` has tied scores \\(systems 'bm25' and 'dense'"):
         rm.compare_qrels(qrels, qrels, runs, measure="AP")
+
+
+# The bad-input table of docs/guide/reliability.md: each row names the tests that cover it.
+
+META_TABLE = {
+    "a null or NaN score in a run (`rbo_runs`, `ranked_lists`, `reproduce`'s KTU and RBO)": [
+        "test_ranked_lists_leave_out_null_and_nan_scores",
+        "test_rbo_runs_equals_the_package_on_the_retrieved_rows",
+        "test_ktu_and_rbo_of_reproduce_leave_out_null_and_nan_scores",
+    ],
+    'a ranking compared with itself (`rbo`, `kind="ext"`)': [
+        "test_rbo_of_a_ranking_with_itself_is_exactly_one",
+        "test_rbo_equals_the_package_or_refuses_by_name",
+    ],
+    "any RBO": [
+        "test_no_rbo_leaves_the_unit_interval",
+        "test_rbo_equals_the_package_or_refuses_by_name",
+    ],
+    "a null item in a ranking": [
+        "test_a_list_with_a_null_item_is_not_identical_to_itself",
+        "test_meta_rbo.py::test_blocks_of_rows_and_null_items",
+    ],
+    "a ranking that repeats an item (`rbo`)": [
+        "test_meta_rbo.py::test_duplicate_items_are_refused_naming_the_column",
+        "test_rbo_equals_the_package_or_refuses_by_name",
+    ],
+    "±inf scores (`kendall_tau`, `spearman`, `tau_ap`, `smare`)": [
+        "test_kendall_tau_with_infinite_scores_equals_scipy",
+        "test_correlations_equal_scipy_or_refuse_by_name",
+    ],
+    "±inf scores (`pearson`, `ranking_agreement`)": [
+        "test_pearson_refuses_infinite_values_by_name",
+        "test_correlations_equal_scipy_or_refuse_by_name",
+    ],
+    "NaN scores, fewer than two items, a constant side (correlations, `ranking_agreement`)": [
+        "test_meta_correlation.py::test_bad_inputs",
+        "test_correlations_equal_scipy_or_refuse_by_name",
+    ],
+    "tied systems (`tau_ap`, `ranking_agreement`, `compare_qrels` with runs)": [
+        "test_ranking_agreement_refuses_ties_as_tau_ap_does",
+        "test_compare_qrels_names_the_runs_that_tie",
+    ],
+    "every label missing, or no item with two labels (`krippendorff_alpha`)": [
+        "test_krippendorff_alpha_without_any_label_says_so",
+        "test_krippendorff_alpha_equals_the_package_or_refuses_by_name",
+    ],
+    "a ±inf label (`krippendorff_alpha`)": [
+        "test_krippendorff_alpha_without_any_label_says_so",
+        "test_krippendorff_alpha_equals_the_package_or_refuses_by_name",
+    ],
+    "one label value throughout (κ, α)": [
+        "test_meta_agreement.py::test_one_label_throughout_gives_nan_kappa_as_documented",
+        "test_krippendorff_alpha_equals_the_package_or_refuses_by_name",
+    ],
+    "one topic (`reproduce`'s t-test)": [
+        "test_the_t_tests_of_reproduce_on_one_topic_equal_scipy_without_a_warning"
+    ],
+}
+
+
+def test_every_row_of_the_meta_evaluation_table_has_its_tests() -> None:
+    heading = "Meta-evaluation: what odd rankings, scores and labels get"
+    covered(META_TABLE, heading, "test_edge_meta.py")

@@ -12,6 +12,7 @@ import math
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -322,3 +323,76 @@ def test_compare_equals_scipy_or_refuses_by_name(
         if matrix.shape[1]:
             assert row["mean"] == pytest.approx(matrix[k].mean())
             assert row["delta"] == pytest.approx((matrix[k] - base).mean())
+
+
+# The bad-input table of docs/guide/reliability.md: each row names the tests that cover it.
+
+RELIABILITY = Path(__file__).resolve().parents[1] / "docs" / "guide" / "reliability.md"
+
+
+def table_rows(heading: str) -> list[str]:
+    """The first cells of the table under ``## heading`` in the reliability page."""
+    section = RELIABILITY.read_text(encoding="utf-8").split(f"\n## {heading}", 1)[1]
+    lines = section.split("\n## ", 1)[0].splitlines()
+    return [
+        line.split(" | ", 1)[0].removeprefix("| ")
+        for line in lines
+        if line.startswith("| ") and not line.startswith(("| Input", "| ---"))
+    ]
+
+
+def covered(tests: dict[str, list[str]], heading: str, home: str) -> None:
+    """Every row of the table has its tests, each in ``home`` unless its file is named."""
+    assert table_rows(heading) == list(tests)
+    for names in tests.values():
+        assert names
+        for name in names:
+            path, _, function = name.rpartition("::")
+            source = (RELIABILITY.parents[2] / "tests" / (path or home)).read_text()
+            assert f"def {function}(" in source, name
+
+
+STATISTICS_TABLE = {
+    'fewer than two queries (one, or none left after `missing="drop"`)': [
+        "test_one_query_gives_a_null_p_value_and_says_why",
+        "test_compare_on_one_query_gives_null_tests",
+        "test_no_query_left_after_dropping_gives_a_null_p_value",
+        "test_the_bootstrap_test_is_undefined_below_two_queries",
+    ],
+    "a bootstrap test whose observed mean no resample can reach (e.g. two queries that both "
+    "favour one system)": ["test_a_bootstrap_p_value_at_its_floor_is_said"],
+    "a ±inf per-query value on the query set": [
+        "test_infinite_values_are_refused_naming_system_query_and_column",
+        "test_infinite_values_outside_the_query_set_are_ignored",
+        "test_infinite_or_null_keys_are_refused_in_the_system_orderings",
+    ],
+    "a null or NaN value, or no row, for a (system, query)": [
+        "test_comparison.py::test_missing_values_filled_with_zero_are_counted",
+        "test_comparison.py::test_missing_queries_dropped_for_every_system_are_counted",
+        "test_compare_pairs_equals_scipy_or_refuses_by_name",
+    ],
+    "a duplicated (system, query) row": [
+        "test_comparison.py::test_duplicate_rows_are_an_error_naming_the_pair",
+        "test_a_duplicated_system_query_row_is_named",
+    ],
+    "a null system or query id": ["test_infinite_or_null_keys_are_refused_in_the_system_orderings"],
+    "constant differences (t-test)": [
+        "test_many_systems_frames.py::test_constant_differences_and_few_queries_are_said"
+    ],
+    "every difference 0 (Wilcoxon, sign test)": [
+        "test_many_systems_frames.py::test_constant_differences_and_few_queries_are_said",
+        "test_compare_pairs_equals_scipy_or_refuses_by_name",
+    ],
+    "fewer than two topics (`discriminative_power`, `topic_set_variance`)": [
+        "test_discriminative_power_refuses_fewer_than_two_topics",
+        "test_meta_topic_set_size.py::test_bad_frames_are_named",
+    ],
+    "a missing (system, topic) value (`discriminative_power`, `swap_rate`, `topic_set_variance`)": [
+        "test_meta_topic_set_size.py::test_bad_frames_are_named"
+    ],
+    "a Tukey test with a `correction`": ["test_many_systems_frames.py::test_bad_inputs"],
+}
+
+
+def test_every_row_of_the_statistics_table_has_its_tests() -> None:
+    covered(STATISTICS_TABLE, "Statistics: what odd per-query values get", Path(__file__).name)
