@@ -329,6 +329,50 @@ def test_krippendorff_alpha_equals_the_package_or_refuses_by_name(
     assert value == pytest.approx(expected, abs=1e-12, nan_ok=True)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    ratings=st.integers(0, 5).flatmap(
+        lambda n: st.lists(st.lists(LABELS, min_size=n, max_size=n), min_size=2, max_size=3)
+    ),
+    weights=st.sampled_from([None, "linear", "quadratic"]),
+)
+def test_kappas_equal_scikit_learn_and_statsmodels_or_refuse_by_name(
+    ratings: list[list[float]], weights: str | None
+) -> None:
+    from sklearn.metrics import cohen_kappa_score
+    from statsmodels.stats.inter_rater import aggregate_raters
+    from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
+
+    matrix = np.array(ratings, dtype=np.float64).T  # items x raters
+    first, second = matrix[:, 0], matrix[:, 1]
+    if matrix.shape[0] == 0:
+        with pytest.raises(ValueError, match="`labels` must be a non-empty"):
+            rm.cohen_kappa(first, second, weights=weights)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="`ratings` must be a 2-d array"):
+            rm.fleiss_kappa(matrix)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if np.isfinite(matrix).all():
+            fleiss = statsmodels_fleiss(aggregate_raters(matrix)[0])
+            assert rm.fleiss_kappa(matrix) == pytest.approx(fleiss, abs=1e-12, nan_ok=True)
+        else:
+            with pytest.raises(ValueError, match=r"`ratings` holds (NaN|±inf)"):
+                rm.fleiss_kappa(matrix)
+        odd = [
+            (n, v) for n, v in (("labels", first), ("other", second)) if not np.isfinite(v).all()
+        ]
+        if odd:
+            name, values = odd[0]
+            reason = "holds NaN" if np.isnan(values).any() else "holds ±inf"
+            with pytest.raises(ValueError, match=f"`{name}` {reason}"):
+                rm.cohen_kappa(first, second, weights=weights)  # type: ignore[arg-type]
+            return
+        expected = cohen_kappa_score(first, second, weights=weights)
+    value = rm.cohen_kappa(first, second, weights=weights)  # type: ignore[arg-type]
+    assert value == pytest.approx(expected, abs=1e-12, nan_ok=True)
+
+
 def test_compare_qrels_names_the_runs_that_tie() -> None:
     qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}}
     runs = {
@@ -384,13 +428,15 @@ META_TABLE = {
         "test_krippendorff_alpha_without_any_label_says_so",
         "test_krippendorff_alpha_equals_the_package_or_refuses_by_name",
     ],
-    "a ±inf label (`krippendorff_alpha`)": [
+    "a ±inf label (`krippendorff_alpha`, `fleiss_kappa`, `cohen_kappa`)": [
         "test_krippendorff_alpha_without_any_label_says_so",
         "test_krippendorff_alpha_equals_the_package_or_refuses_by_name",
+        "test_kappas_equal_scikit_learn_and_statsmodels_or_refuse_by_name",
     ],
     "one label value throughout (κ, α)": [
         "test_meta_agreement.py::test_one_label_throughout_gives_nan_kappa_as_documented",
         "test_krippendorff_alpha_equals_the_package_or_refuses_by_name",
+        "test_kappas_equal_scikit_learn_and_statsmodels_or_refuse_by_name",
     ],
     "one topic (`reproduce`'s t-test)": [
         "test_the_t_tests_of_reproduce_on_one_topic_equal_scipy_without_a_warning"

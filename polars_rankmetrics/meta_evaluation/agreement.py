@@ -92,7 +92,15 @@ def _labels(values: npt.ArrayLike, name: str) -> FloatArray:
     if np.isnan(array).any():
         msg = f"`{name}` holds NaN or null labels: drop the unlabelled pairs first"
         raise ValueError(msg)
+    _check_finite_labels(array, name)
     return array
+
+
+def _check_finite_labels(labels: FloatArray, name: str) -> None:
+    """Raise ``ValueError`` if ``labels`` holds ±inf: a label is a finite number."""
+    if np.isinf(labels).any():
+        msg = f"`{name}` holds ±inf: a label must be a finite number (NaN for a missing label)"
+        raise ValueError(msg)
 
 
 def cohen_kappa(
@@ -158,6 +166,7 @@ def _rating_matrix(ratings: npt.ArrayLike) -> FloatArray:
             f"(at least two), got shape {matrix.shape}"
         )
         raise ValueError(msg)
+    _check_finite_labels(matrix, "ratings")
     return matrix
 
 
@@ -233,9 +242,6 @@ def krippendorff_alpha(ratings: npt.ArrayLike, *, level: AlphaLevel = "interval"
         msg = f"`level` must be one of 'nominal', 'ordinal', 'interval', got {level!r}"
         raise ValueError(msg)
     matrix = _rating_matrix(ratings)
-    if np.isinf(matrix).any():
-        msg = "`ratings` holds ±inf: a label must be a finite number (NaN for a missing label)"
-        raise ValueError(msg)
     present = ~np.isnan(matrix)
     domain = np.unique(matrix[present])
     counts = np.zeros((matrix.shape[0], domain.size))  # every label missing: no column
