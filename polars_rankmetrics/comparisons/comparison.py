@@ -279,7 +279,10 @@ def compare(
     - ``"t"``: the paired t-test, equal to ``scipy.stats.ttest_rel``;
     - ``"randomization"``: Fisher's sign-flip test, exact over all ``2**n`` sign
       vectors when ``2**n <= n_resamples``, else ``n_resamples`` random ones;
-    - ``"bootstrap"``: the paired bootstrap test of a zero mean difference.
+    - ``"bootstrap"``: the paired bootstrap test of a zero mean difference;
+      when no resample can reach the observed mean (two queries that both
+      favour one system), its p-value is the floor ``1 / (n_resamples + 1)``,
+      which :func:`polars_rankmetrics.compare_pairs` says in its ``note``.
 
     With fewer than two queries every test is undefined: ``p_value`` and
     ``significant`` are null (``mean`` and ``delta`` are still given).

@@ -302,7 +302,10 @@ def discriminative_power(
     Every unordered pair of systems is tested on the queries (each system
     needs one finite value for every query, and there must be two queries at
     least), with one of the library's paired tests; a pair is separated when
-    its two-sided p-value is below ``alpha``.
+    its two-sided p-value is below ``alpha``. On very few topics the bootstrap
+    test's p-value can sit at its floor ``1 / (n_resamples + 1)`` (see
+    :func:`~polars_rankmetrics.comparisons.significance.bootstrap_test`), and
+    the randomization test's cannot fall below ``2 / 2**n``.
 
     Parameters
     ----------
