@@ -118,8 +118,8 @@ def test_ranking_agreement_equals_the_single_functions() -> None:
     assert result["tau_b"] == pytest.approx(stats.kendalltau(a, b).statistic)
     assert result["tau_ap_a"] == pytest.approx(_slow_tau_ap(a, b))
     assert result["tau_ap_b"] == pytest.approx(_slow_tau_ap(b, a))
-    tied = ranking_agreement([0.3, 0.3, 0.1], [0.1, 0.2, 0.3])
-    assert np.isnan(tied["tau_ap"])
+    with pytest.raises(ValueError, match="tied scores"):  # as tau_ap says it
+        ranking_agreement([0.3, 0.3, 0.1], [0.1, 0.2, 0.3])
 
 
 @pytest.mark.parametrize(

@@ -138,6 +138,23 @@ def _query_set(
     return wanted
 
 
+def check_finite(frame: pl.DataFrame, column: str, *, system: str, query: str) -> None:
+    """Raise ``ValueError`` naming the first (system, query) whose ``column`` is ±inf.
+
+    A null or NaN value is a missing one (see :func:`align`); an infinite one is
+    no score any test can use (a mean, a difference, a rank of inf is inf or
+    undefined), so every comparison refuses it alike.
+    """
+    infinite = frame.filter(pl.col(column).cast(pl.Float64).is_infinite())
+    if infinite.height:
+        row = infinite.row(0, named=True)
+        msg = (
+            f"column {column!r} of system {row[system]!r}, query {row[query]!r} is infinite "
+            f"({row[column]}): per-query values must be finite (null or NaN means missing)"
+        )
+        raise ValueError(msg)
+
+
 def align(
     per_query: pl.DataFrame,
     metric: str,
@@ -152,7 +169,8 @@ def align(
 
     A (system, query) pair is missing when the row is absent or its value is
     null or NaN. ``missing="zero"`` fills it with 0; ``missing="drop"`` removes
-    the query for every system, so the comparison stays paired.
+    the query for every system, so the comparison stays paired. A ±inf value
+    on the query set raises ``ValueError`` (:func:`check_finite`).
     """
     grid = (
         pl.DataFrame({system: list(systems)})
@@ -160,10 +178,10 @@ def align(
         .join(queries.to_frame(query).with_row_index("_query_index"), how="cross")
         .join(per_query.select(system, query, metric), on=[system, query], how="left")
         .sort("_system_index", "_query_index")
+        .with_columns(pl.col(metric).cast(pl.Float64))
     )
-    matrix = (
-        grid[metric].cast(pl.Float64).fill_nan(None).to_numpy().reshape(len(systems), len(queries))
-    )
+    check_finite(grid, metric, system=system, query=query)
+    matrix = grid[metric].fill_nan(None).to_numpy().reshape(len(systems), len(queries))
     present = ~np.isnan(matrix)
     if missing == "zero":
         n_filled = (~present).sum(axis=1).tolist()
@@ -185,6 +203,8 @@ def _check_alpha(alpha: object) -> float:
 def _p_value(
     test: Test, treatment: FloatArray, baseline: FloatArray, n_resamples: int, seed: int
 ) -> float:
+    if treatment.size < 2:  # one query is no sample: every test is undefined
+        return float("nan")
     if test == "t":
         return paired_t_test(treatment, baseline)
     if test == "randomization":
@@ -249,7 +269,9 @@ def compare(
     ``missing="zero"`` scores it 0 (as ``trec_eval -c`` does), and
     ``missing="drop"`` removes that query from the metric's comparison for every
     system. Rows for queries outside ``queries`` are ignored. All three are
-    counted in the result (``n_filled``, ``n_dropped``, ``n_ignored``).
+    counted in the result (``n_filled``, ``n_dropped``, ``n_ignored``). A ±inf
+    value on the query set raises ``ValueError`` naming its system, query and
+    column.
 
     **Tests**, two-sided, paired on queries (see
     :mod:`polars_rankmetrics.significance`):
@@ -257,7 +279,13 @@ def compare(
     - ``"t"``: the paired t-test, equal to ``scipy.stats.ttest_rel``;
     - ``"randomization"``: Fisher's sign-flip test, exact over all ``2**n`` sign
       vectors when ``2**n <= n_resamples``, else ``n_resamples`` random ones;
-    - ``"bootstrap"``: the paired bootstrap test of a zero mean difference.
+    - ``"bootstrap"``: the paired bootstrap test of a zero mean difference;
+      when no resample can reach the observed mean (two queries that both
+      favour one system), its p-value is the floor ``1 / (n_resamples + 1)``,
+      which :func:`polars_rankmetrics.compare_pairs` says in its ``note``.
+
+    With fewer than two queries every test is undefined: ``p_value`` and
+    ``significant`` are null (``mean`` and ``delta`` are still given).
 
     Every random draw uses ``numpy.random.default_rng(seed)``, started afresh
     for each (metric, system), so a system's result does not depend on which

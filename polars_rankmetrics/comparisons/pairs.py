@@ -89,7 +89,7 @@ PAIRS_SCHEMA: dict[str, Any] = {
 def _note(test: str, differences: FloatArray) -> str | None:
     """Why a p-value is degenerate, or None."""
     n = differences.size
-    if n < 2 and test not in ("sign",):
+    if n < 2:
         return f"{n} paired {'query' if n == 1 else 'queries'}: the test is undefined"
     if test == "t" and np.ptp(differences) <= 1e-12 * np.abs(differences).max():
         if not differences.any():
@@ -102,7 +102,23 @@ def _note(test: str, differences: FloatArray) -> str | None:
         )
     if test == "sign" and not differences.any():
         return "every difference is 0: no query favours either system; p set to 1"
+    if test == "bootstrap" and _beyond_resamples(differences):
+        return (
+            "no resample can reach the observed mean difference (it exceeds every "
+            "centred difference): p is the floor 1 / (n_resamples + 1)"
+        )
     return None
+
+
+def _beyond_resamples(differences: FloatArray) -> bool:
+    """Whether no bootstrap resample's mean reaches ``|mean(d)|`` (the bootstrap test's floor).
+
+    A resampled mean of the centred differences is at most their largest absolute
+    value; the comparison uses the bootstrap test's own slack.
+    """
+    mean = differences.mean()
+    slack = 1e-10 * float(np.abs(differences).sum()) / differences.size
+    return bool(np.abs(differences - mean).max() < abs(mean) - slack)
 
 
 def _pairwise_p(
@@ -126,6 +142,8 @@ def _pairwise_p(
         "bootstrap": lambda a, b: bootstrap_test(a, b, n_resamples=n_resamples, seed=seed),
     }
     function = functions[test]
+    if values.shape[1] < 2:  # one query is no sample: every test is undefined
+        return [float("nan")] * len(pairs)
     return [function(values[j], values[i]) for i, j in pairs]
 
 
@@ -222,7 +240,11 @@ def compare_pairs(
     constant differences (up to round-off: t undefined; p is 1 when every
     difference is 0, else about 0), every difference 0 for Wilcoxon (p 1 up
     to 13 queries, else null, as in scipy) or the sign test (p 1),
-    or fewer than two queries (p null). The query-set rules (``queries``,
+    fewer than two queries (p null, whatever the test), or a bootstrap p-value
+    at its floor ``1 / (n_resamples + 1)`` because no resample can reach the
+    observed mean (e.g. two queries that both favour one system). A ±inf
+    value on the query set raises ``ValueError`` naming its system, query
+    and column. The query-set rules (``queries``,
     ``missing``) are those of :func:`polars_rankmetrics.compare`.
 
     **Order.** The systems (in order of first appearance unless ``systems``)

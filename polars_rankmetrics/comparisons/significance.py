@@ -200,6 +200,14 @@ def bootstrap_test(
     whose ``|mean|`` is at least the observed ``|mean(d)|`` (Efron and
     Tibshirani 1993, 16.4, with the mean as the statistic).
 
+    Fewer than two queries give NaN: the centred differences are all 0 and
+    the test is undefined. A resampled mean is never further from 0 than the
+    largest centred difference, so when ``|mean(d)|`` exceeds every ``|d_i -
+    mean(d)|`` no resample reaches it and the p-value is its floor ``1 /
+    (n_resamples + 1)`` (with two queries, whenever both favour one system):
+    the test has no resolution there, and
+    :func:`polars_rankmetrics.compare_pairs` says so in its ``note``.
+
     Parameters
     ----------
     treatment
@@ -222,7 +230,7 @@ def bootstrap_test(
     """
     n_resamples = check_n_resamples(n_resamples)
     differences = _differences(treatment, baseline)
-    if differences.size == 0:
+    if differences.size < 2:
         return float("nan")
     observed = abs(differences.mean()) - _slack(differences) / differences.size
     centred = differences - differences.mean()

@@ -19,6 +19,7 @@ from polars_rankmetrics._validate import DocOrder, TieBreak
 from polars_rankmetrics.engine import Ranking, Threshold, entry
 from polars_rankmetrics.engine.ideal import SORTING_NETWORK
 from polars_rankmetrics.engine.ranked import JUDGEMENT_ORDER
+from polars_rankmetrics.engine.ranking import numeric_score
 from polars_rankmetrics.evaluation.ranx_bulk import QUERY_CODE, Joined
 from polars_rankmetrics.evaluation.subtopics import subtopic_fields
 from polars_rankmetrics.measures import Column
@@ -50,6 +51,20 @@ def trec_order(run: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame:
     return run.lazy().sort(
         ["query", "score", "doc"], descending=[False, True, True], nulls_last=True
     )
+
+
+def trec_ranked(values: pl.Expr, depth: int | None = None) -> pl.Expr:
+    """In a group by query: ``values`` of the retrieved rows, as trec_eval ranks them.
+
+    The order of :func:`trec_order` (score descending, then document id
+    descending), where a null or NaN score is not retrieved, as every measure
+    reads it: its row is left out. Cut to the first ``depth`` rows when given.
+    The one order of every comparison of rankings (RBO, KTU).
+    """
+    score = numeric_score(pl.col("score"))
+    kept = score.count() if depth is None else pl.min_horizontal(score.count(), depth)
+    ordered = values.sort_by(score, pl.col("doc"), descending=True, nulls_last=True)
+    return ordered.slice(0, kept)
 
 
 def truncate(run: pl.DataFrame, max_per_query: int | None) -> pl.DataFrame:

@@ -92,7 +92,15 @@ def _labels(values: npt.ArrayLike, name: str) -> FloatArray:
     if np.isnan(array).any():
         msg = f"`{name}` holds NaN or null labels: drop the unlabelled pairs first"
         raise ValueError(msg)
+    _check_finite_labels(array, name)
     return array
+
+
+def _check_finite_labels(labels: FloatArray, name: str) -> None:
+    """Raise ``ValueError`` if ``labels`` holds ±inf: a label is a finite number."""
+    if np.isinf(labels).any():
+        msg = f"`{name}` holds ±inf: a label must be a finite number (NaN for a missing label)"
+        raise ValueError(msg)
 
 
 def cohen_kappa(
@@ -158,6 +166,7 @@ def _rating_matrix(ratings: npt.ArrayLike) -> FloatArray:
             f"(at least two), got shape {matrix.shape}"
         )
         raise ValueError(msg)
+    _check_finite_labels(matrix, "ratings")
     return matrix
 
 
@@ -211,7 +220,9 @@ def krippendorff_alpha(ratings: npt.ArrayLike, *, level: AlphaLevel = "interval"
     ``c != k`` (nominal), ``(sum_{g=c}^{k} n_g - (n_c + n_k) / 2)**2``
     (ordinal, over the sorted labels seen) or ``(c - k)**2`` (interval). These
     are the ``krippendorff`` package's definitions. Items with fewer than two
-    labels are left out; no item with two raises ``ValueError``.
+    labels are left out; no item with two (every label missing included)
+    raises ``ValueError``, and so does a ±inf label. One label value
+    throughout gives NaN (0 / 0; the package raises there).
 
     Parameters
     ----------
@@ -233,7 +244,9 @@ def krippendorff_alpha(ratings: npt.ArrayLike, *, level: AlphaLevel = "interval"
     matrix = _rating_matrix(ratings)
     present = ~np.isnan(matrix)
     domain = np.unique(matrix[present])
-    counts = np.stack([(matrix == value).sum(axis=1) for value in domain], axis=1).astype(float)
+    counts = np.zeros((matrix.shape[0], domain.size))  # every label missing: no column
+    for column, value in enumerate(domain):
+        counts[:, column] = (matrix == value).sum(axis=1)
     pairable = counts.sum(axis=1)
     counts = counts[pairable >= 2]
     if counts.shape[0] == 0:
@@ -427,7 +440,9 @@ def compare_qrels(
     )
     if runs:
         systems = system_scores(qrels, runs, measure, other_qrels=other)
-        ranking = ranking_agreement(systems["score_a"], systems["score_b"])
+        ranking = ranking_agreement(
+            systems["score_a"], systems["score_b"], names=systems["system"].to_list()
+        )
         rows.extend((f"systems_{name}", value) for name, value in ranking.items())
     summary = pl.DataFrame(rows, schema={"statistic": pl.String, "value": pl.Float64}, orient="row")
     return QrelsAgreement(

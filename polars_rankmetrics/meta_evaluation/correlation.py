@@ -20,8 +20,9 @@ same item at the same position) and orders the items by score, descending.
 
 Undefined values are refused rather than returned as NaN: fewer than two
 items, NaN values, a constant array (no ordering to compare: every
-correlation is undefined), and ties in either ordering for ``tau_ap`` (which
-the paper defines on rankings without ties).
+correlation is undefined), ±inf for ``pearson`` (the rank correlations order
+it as scipy does), and ties in either ordering for ``tau_ap`` (which the paper
+defines on rankings without ties).
 
 References
 ----------
@@ -49,9 +50,14 @@ pairs) or tau-b (adjusted for ties on each side)."""
 _BLOCK = 2048
 
 
-def _pair(
+def paired_scores(
     x: npt.ArrayLike, y: npt.ArrayLike, names: tuple[str, str]
 ) -> tuple[FloatArray, FloatArray]:
+    """Both score arrays as floats, or ``ValueError`` naming the argument that is unusable.
+
+    They must be 1-d, of one length, at least two items long, without NaN, and
+    not constant.
+    """
     first = np.asarray(x, dtype=np.float64)
     second = np.asarray(y, dtype=np.float64)
     if first.ndim != 1 or first.shape != second.shape:
@@ -73,14 +79,27 @@ def _pair(
     return first, second
 
 
+def check_finite_scores(values: FloatArray, name: str) -> None:
+    """Raise ``ValueError`` if ``values`` holds ±inf: Pearson's r is undefined there."""
+    if np.isinf(values).any():
+        msg = f"`{name}` holds ±inf: Pearson's r of an infinite value is undefined"
+        raise ValueError(msg)
+
+
+def _order(left: FloatArray, right: FloatArray) -> npt.NDArray[np.int8]:
+    """The sign of ``left - right`` (-1, 0, 1), exact for ±inf."""
+    return (left > right).astype(np.int8) - (left < right).astype(np.int8)
+
+
 def _pair_counts(x: FloatArray, y: FloatArray) -> tuple[int, int, int]:
     """``(C - D, pairs tied in x, pairs tied in y)`` over all pairs, in blocks."""
     n = x.size
     difference = tied_x = tied_y = 0
     for start in range(0, n, _BLOCK):
         stop = min(start + _BLOCK, n)
-        dx = np.sign(x[start:stop, None] - x[None, :])
-        dy = np.sign(y[start:stop, None] - y[None, :])
+        # Comparisons, not differences: inf - inf would be NaN, inf > inf is False.
+        dx = _order(x[start:stop, None], x[None, :])
+        dy = _order(y[start:stop, None], y[None, :])
         difference += int((dx * dy).sum())
         tied_x += int((dx == 0).sum())
         tied_y += int((dy == 0).sum())
@@ -116,7 +135,7 @@ def kendall_tau(x: npt.ArrayLike, y: npt.ArrayLike, *, variant: TauVariant = "b"
     if variant not in ("a", "b"):
         msg = f"`variant` must be 'a' or 'b', got {variant!r}"
         raise ValueError(msg)
-    first, second = _pair(x, y, ("x", "y"))
+    first, second = paired_scores(x, y, ("x", "y"))
     difference, tied_x, tied_y = _pair_counts(first, second)
     pairs = first.size * (first.size - 1) // 2
     if variant == "a":
@@ -141,13 +160,19 @@ def pearson(x: npt.ArrayLike, y: npt.ArrayLike) -> float:
     """
     Pearson's correlation coefficient of two aligned arrays.
 
+    A ±inf value raises ``ValueError`` (scipy returns NaN): the mean and the
+    deviations are undefined. The rank correlations read ±inf as the highest or
+    lowest score, as scipy does.
+
     Examples
     --------
     >>> from polars_rankmetrics.meta_evaluation import pearson
     >>> round(pearson([1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 2.0, 5.0]), 6)
     0.831522
     """
-    first, second = _pair(x, y, ("x", "y"))
+    first, second = paired_scores(x, y, ("x", "y"))
+    check_finite_scores(first, "x")
+    check_finite_scores(second, "y")
     first = first - first.mean()
     second = second - second.mean()
     value = (first @ second) / np.sqrt((first @ first) * (second @ second))
@@ -164,7 +189,7 @@ def spearman(x: npt.ArrayLike, y: npt.ArrayLike) -> float:
     >>> spearman([0.3, 0.5, 0.5, 0.9], [0.2, 0.4, 0.6, 0.8])
     0.9486832980505138
     """
-    first, second = _pair(x, y, ("x", "y"))
+    first, second = paired_scores(x, y, ("x", "y"))
     return pearson(average_ranks(first), average_ranks(second))
 
 
@@ -177,6 +202,26 @@ def _tau_ap_direction(reference: FloatArray, estimate: FloatArray) -> float:
     above &= np.tri(n, k=-1, dtype=bool)
     correct = above.sum(axis=1)[1:]
     return float(2.0 / (n - 1) * (correct / np.arange(1, n)).sum() - 1.0)
+
+
+def check_no_ties(
+    values: FloatArray, name: str, items: list[str] | None = None, *, what: str = "items"
+) -> None:
+    """Raise ``ValueError`` naming the first two tied items of ``values``: tau_AP is undefined.
+
+    ``items`` names the items; without it they are named by position. ``what``
+    says what they are ("items", "systems").
+    """
+    order = np.argsort(values, kind="stable")
+    tied = np.flatnonzero(values[order][1:] == values[order][:-1])
+    if tied.size:
+        first, second = sorted(int(k) for k in order[tied[0] : tied[0] + 2])
+        pair = f"{items[first]!r} and {items[second]!r}" if items else f"{first} and {second}"
+        msg = (
+            f"`{name}` has tied scores ({what} {pair} both score {float(values[first])!r}): "
+            "tau_AP is defined for rankings without ties"
+        )
+        raise ValueError(msg)
 
 
 def tau_ap(reference: npt.ArrayLike, estimate: npt.ArrayLike, *, symmetric: bool = False) -> float:
@@ -211,11 +256,9 @@ def tau_ap(reference: npt.ArrayLike, estimate: npt.ArrayLike, *, symmetric: bool
     >>> round(tau_ap(reference, [0.9, 0.8, 0.6, 0.7]), 6)
     0.777778
     """
-    first, second = _pair(reference, estimate, ("reference", "estimate"))
-    for values, name in ((first, "reference"), (second, "estimate")):
-        if np.unique(values).size != values.size:
-            msg = f"`{name}` has tied scores: tau_AP is defined for rankings without ties"
-            raise ValueError(msg)
+    first, second = paired_scores(reference, estimate, ("reference", "estimate"))
+    check_no_ties(first, "reference")
+    check_no_ties(second, "estimate")
     forward = _tau_ap_direction(first, second)
     if not symmetric:
         return forward
@@ -244,5 +287,5 @@ def smare(predicted: npt.ArrayLike, actual: npt.ArrayLike) -> float:
     >>> smare([0.1, 0.4, 0.2, 0.9], [0.2, 0.3, 0.5, 0.8])
     0.125
     """
-    first, second = _pair(predicted, actual, ("predicted", "actual"))
+    first, second = paired_scores(predicted, actual, ("predicted", "actual"))
     return float(np.abs(average_ranks(first) - average_ranks(second)).mean() / first.size)

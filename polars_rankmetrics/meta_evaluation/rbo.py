@@ -25,6 +25,9 @@ Every form is computed from one number per common item, ``m = max(position in
 S, position in L)`` (the depth from which it counts in ``X_d``), so a batch of
 rankings is one explode and one join, whatever the depth.
 
+Every form lies in [0, 1] (rounding is clipped), and ``'ext'`` of a ranking
+with itself (equal lists without null items) is exactly 1.
+
 For ``'ext'`` and ``'truncated'``, two empty rankings give 1 and one empty
 ranking gives 0, as the ``rbo`` package does; ``'min'`` and ``'res'`` follow
 their formulas (nothing seen: a lower bound of 0 and a residual of 1). A null
@@ -53,6 +56,7 @@ import polars as pl
 
 from polars_rankmetrics._validate import IntoExpr, as_expr
 from polars_rankmetrics.evaluation.inputs import read_run
+from polars_rankmetrics.evaluation.topics import trec_ranked
 from polars_rankmetrics.meta_evaluation._overlap import per_row_sums
 
 RboKind: TypeAlias = Literal["min", "res", "ext", "truncated"]
@@ -164,7 +168,10 @@ def ranked_lists(run: object, *, depth: int | None = None) -> pl.DataFrame:
 
     Documents are ordered by score, descending, and equal scores by document
     id, descending (string comparison), as trec_eval orders them; the rank
-    column of a TREC file is ignored. Queries come out sorted.
+    column of a TREC file is ignored. A null or NaN score is not retrieved
+    (as :func:`polars_rankmetrics.evaluate` reads it): the document is left
+    out, and a query with no other row gets an empty list. Queries come out
+    sorted.
 
     Parameters
     ----------
@@ -189,13 +196,11 @@ def ranked_lists(run: object, *, depth: int | None = None) -> pl.DataFrame:
     └───────┴─────────────────┘
     """
     depth = check_depth(depth)
-    docs = pl.col("doc").sort_by("score", "doc", descending=True)
     return (
         read_run(run)
         .lazy()
         .group_by("query")
-        .agg(docs.head(depth) if depth else docs)
-        .rename({"doc": "docs"})
+        .agg(trec_ranked(pl.col("doc"), depth).alias("docs"))
         .sort("query")
         .collect()
     )
@@ -300,6 +305,9 @@ def rbo_frame(
         la=pl.col("a").list.len().fill_null(0),
         lb=pl.col("b").list.len().fill_null(0),
         null=pl.col("a").is_null() | pl.col("b").is_null(),
+        # Equal lists without a null item (a null matches nothing, not even itself).
+        same=(pl.col("a") == pl.col("b")).fill_null(False)
+        & (pl.col("a").list.drop_nulls().list.len() == pl.col("a").list.len()),
     )
     short = pl.min_horizontal("la", "lb")
     long = pl.max_horizontal("la", "lb")
@@ -312,7 +320,10 @@ def rbo_frame(
         s=short.cast(pl.Float64),
         l=long.cast(pl.Float64),
     )
-    value = _formula(p, kind, table)
+    # Every form lies in [0, 1]; the sums of powers can round a few ulps past either end.
+    value = _formula(p, kind, table).clip(0.0, 1.0)
+    if kind == "ext":  # a ranking with itself agrees at every depth: 1, not 1 - 1e-14
+        value = pl.when(pl.col("same")).then(1.0).otherwise(value)
     if kind in ("ext", "truncated"):  # the rbo package's values for empty rankings
         value = (
             pl.when((pl.col("la") == 0) & (pl.col("lb") == 0))

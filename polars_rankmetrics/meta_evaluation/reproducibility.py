@@ -27,7 +27,8 @@ computes every measure of ``repro_eval``'s ``RpdEvaluator`` and
 Runs are cut to ``trim`` documents per topic first (repro_eval's
 ``Evaluator.trim()``), and every ranking is ordered by score, descending, and
 equal scores by document id, descending (repro_eval's ``break_ties``, which
-keeps its file order otherwise: the same when the file is sorted by score).
+keeps its file order otherwise: the same when the file is sorted by score); a
+null or NaN score is not retrieved, and its row is left out of KTU and RBO.
 
 Where repro_eval fails or divides by zero, this module says what it does:
 KTU on rankings of unequal length (scipy refuses) pairs the first ``min``
@@ -51,6 +52,7 @@ import numpy.typing as npt
 import polars as pl
 
 from polars_rankmetrics.evaluation.inputs import read_qrels, read_run
+from polars_rankmetrics.evaluation.topics import trec_ranked
 from polars_rankmetrics.meta_evaluation.rbo import check_depth, check_p
 
 FloatArray: TypeAlias = npt.NDArray[np.float64]
@@ -80,7 +82,10 @@ REPRO_MEASURES: tuple[str, ...] = (
 
 
 def _positions(run: object, trim: int | None, name: str) -> pl.DataFrame:
-    """``query, doc, score, pos`` (1-based, trec_eval's order), cut to ``trim``."""
+    """``query, doc, score, pos`` (1-based, trec_eval's order), cut to ``trim``.
+
+    A null or NaN score is not retrieved: its row is left out before the cut.
+    """
     frame = read_run(run).select("query", "doc", "score")
     # A count of distinct documents per query first: a fraction of a check per row.
     repeats = frame.group_by("query").agg(pl.col("doc").n_unique() != pl.len())
@@ -89,12 +94,17 @@ def _positions(run: object, trim: int | None, name: str) -> pl.DataFrame:
         query, doc = twice.row(0)[:2]
         msg = f"`{name}` lists document {doc!r} more than once for query {query!r}"
         raise ValueError(msg)
-    ranked = frame.sort(["query", "score", "doc"], descending=[False, True, True]).with_columns(
-        pos=pl.int_range(1, pl.len() + 1).over("query")
+    ranked = (
+        frame.lazy()
+        .group_by("query")
+        .agg(trec_ranked(pl.struct("doc", "score"), trim).alias("row"))
+        .sort("query")
+        .explode("row")
+        .filter(pl.col("row").is_not_null())  # a query that retrieved nothing
+        .unnest("row")
+        .with_columns(pos=pl.int_range(1, pl.len() + 1).over("query"))
     )
-    if trim is not None:
-        ranked = ranked.filter(pl.col("pos") <= trim)
-    return ranked.select("query", "doc", "score", "pos")
+    return ranked.select("query", "doc", "score", "pos").collect()
 
 
 def _check_topics(original: pl.DataFrame, reproduced: pl.DataFrame) -> None:
@@ -286,7 +296,7 @@ def _rbo_truncated(first: pl.DataFrame, second: pl.DataFrame, p: float, depth: i
         second.select("query")
         .unique()
         .join(common, on="query", how="left")
-        .select("query", rbo=pl.col("score").fill_null(0.0) / normalizer)
+        .select("query", rbo=(pl.col("score").fill_null(0.0) / normalizer).clip(0.0, 1.0))
         .sort("query")
     )
 
@@ -344,18 +354,21 @@ def _t_test_p(first: FloatArray, second: FloatArray, *, paired: bool) -> FloatAr
     """Two-sided p-values per column, as scipy's ``ttest_rel`` / ``ttest_ind``."""
     from scipy.special import stdtr  # type: ignore[import-untyped]  # lighter than scipy.stats
 
+    def squares(values: FloatArray) -> FloatArray:
+        """Sums of squared deviations per column (0 for one row, as scipy's ``n - 1`` weight)."""
+        return np.square(values - values.mean(axis=0)).sum(axis=0)
+
+    # One topic (no degrees of freedom) gives 0 / 0: NaN, as scipy, without numpy's warning.
     with np.errstate(divide="ignore", invalid="ignore"):
         if paired:
             differences = first - second
             n = differences.shape[0]
-            t = differences.mean(axis=0) / np.sqrt(differences.var(axis=0, ddof=1) / n)
             freedom = float(n - 1)
+            t = differences.mean(axis=0) / np.sqrt(squares(differences) / freedom / n)
         else:
             n1, n2 = first.shape[0], second.shape[0]
             freedom = float(n1 + n2 - 2)
-            pooled = (
-                (n1 - 1) * first.var(axis=0, ddof=1) + (n2 - 1) * second.var(axis=0, ddof=1)
-            ) / freedom
+            pooled = (squares(first) + squares(second)) / freedom
             t = (first.mean(axis=0) - second.mean(axis=0)) / np.sqrt(pooled * (1.0 / n1 + 1.0 / n2))
         p_values: FloatArray = 2.0 * stdtr(freedom, -np.abs(t))
     return p_values

@@ -26,18 +26,22 @@ from typing import Literal, TypeAlias, get_args
 import numpy as np
 import polars as pl
 
+from polars_rankmetrics.comparisons.comparison import _check_columns, check_finite
 from polars_rankmetrics.comparisons.significance import (
     bootstrap_test,
     paired_t_test,
     randomization_test,
 )
 from polars_rankmetrics.meta_evaluation.correlation import (
+    check_finite_scores,
+    check_no_ties,
     kendall_tau,
+    paired_scores,
     pearson,
     smare,
     spearman,
-    tau_ap,
 )
+from polars_rankmetrics.meta_evaluation.correlation import tau_ap as tau_ap_correlation
 
 PairedTest: TypeAlias = Literal["t", "randomization", "bootstrap"]
 """The library's paired tests (:mod:`polars_rankmetrics.comparisons.significance`)."""
@@ -117,7 +121,11 @@ def system_scores(
 
 
 def ranking_agreement(
-    scores: Sequence[float] | pl.Series, other: Sequence[float] | pl.Series
+    scores: Sequence[float] | pl.Series,
+    other: Sequence[float] | pl.Series,
+    *,
+    tau_ap: bool = True,
+    names: Sequence[str] | None = None,
 ) -> dict[str, float]:
     """
     Every rank correlation between two orderings of the same systems.
@@ -125,15 +133,23 @@ def ranking_agreement(
     Returns ``n_systems``, Kendall's ``tau_a`` and ``tau_b``, ``spearman``,
     ``pearson`` and tau_AP (``tau_ap_a``: ``scores`` as the reference and
     ``other`` top-weighted; ``tau_ap_b``: the reverse; ``tau_ap``: their
-    mean). tau_AP is NaN when either side has tied scores (it is undefined
-    there). Fewer than two systems, or a side giving every system the same
-    score, raise ``ValueError`` (the correlation is undefined).
+    mean). Undefined values are said, as the single functions say them:
+    fewer than two systems, a side giving every system the same score, NaN or
+    (for Pearson's r) ±inf raise ``ValueError``, and so do tied scores on
+    either side while ``tau_ap`` is asked (it is undefined there, as
+    :func:`~polars_rankmetrics.meta_evaluation.correlation.tau_ap` says);
+    ``tau_ap=False`` leaves the three tau_AP keys out.
 
     Parameters
     ----------
     scores, other
         One score per system, aligned (e.g. the ``score_a`` and ``score_b``
         columns of :func:`system_scores`).
+    tau_ap
+        Compute tau_AP (which refuses ties); False leaves it out.
+    names
+        The systems' names, aligned, to name tied systems in the error
+        (default: their positions).
 
     Examples
     --------
@@ -143,22 +159,33 @@ def ranking_agreement(
     {'n_systems': 4.0, 'tau_a': 0.3333, 'tau_b': 0.3333, 'spearman': 0.4, 'pearson': 0.6426,
      'tau_ap_a': 0.0, 'tau_ap_b': 0.3333, 'tau_ap': 0.1667}
     """
-    first = np.asarray(scores, dtype=np.float64)
-    second = np.asarray(other, dtype=np.float64)
-    if first.size < 2:
-        msg = f"ranking agreement needs at least two systems, got {first.size}"
+    size = np.asarray(scores).size
+    if size < 2 and np.shape(scores) == np.shape(other):
+        msg = f"ranking agreement needs at least two systems, got {size}"
         raise ValueError(msg)
-    tied = np.unique(first).size < first.size or np.unique(second).size < second.size
+    first, second = paired_scores(scores, other, ("scores", "other"))
+    check_finite_scores(first, "scores")
+    check_finite_scores(second, "other")
+    if not isinstance(tau_ap, bool):
+        msg = f"`tau_ap` must be a bool, got {tau_ap!r}"
+        raise ValueError(msg)
+    items = None if names is None else [str(name) for name in names]
+    if items is not None and len(items) != first.size:
+        msg = f"`names` must name each of the {first.size} systems, got {len(items)} names"
+        raise ValueError(msg)
     result = {
         "n_systems": float(first.size),
         "tau_a": kendall_tau(first, second, variant="a"),
         "tau_b": kendall_tau(first, second),
         "spearman": spearman(first, second),
         "pearson": pearson(first, second),
-        "tau_ap_a": float("nan") if tied else tau_ap(first, second),
-        "tau_ap_b": float("nan") if tied else tau_ap(second, first),
     }
-    result["tau_ap"] = (result["tau_ap_a"] + result["tau_ap_b"]) / 2.0
+    if tau_ap:
+        check_no_ties(first, "scores", items, what="systems")
+        check_no_ties(second, "other", items, what="systems")
+        result["tau_ap_a"] = tau_ap_correlation(first, second)
+        result["tau_ap_b"] = tau_ap_correlation(second, first)
+        result["tau_ap"] = (result["tau_ap_a"] + result["tau_ap_b"]) / 2.0
     return result
 
 
@@ -225,6 +252,8 @@ def _matrix(
         if column not in per_query.columns:
             msg = f"no column {column!r} in `per_query` (columns: {per_query.columns})"
             raise ValueError(msg)
+    _check_columns(per_query, system, query)
+    check_finite(per_query, value, system=system, query=query)
     wide = per_query.pivot(on=system, index=query, values=value, aggregate_function=None).sort(
         query
     )
@@ -271,8 +300,12 @@ def discriminative_power(
     Discriminative power (Sakai 2006): the share of system pairs a paired test separates.
 
     Every unordered pair of systems is tested on the queries (each system
-    needs a value for every query), with one of the library's paired tests;
-    a pair is separated when its two-sided p-value is below ``alpha``.
+    needs one finite value for every query, and there must be two queries at
+    least), with one of the library's paired tests; a pair is separated when
+    its two-sided p-value is below ``alpha``. On very few topics the bootstrap
+    test's p-value can sit at its floor ``1 / (n_resamples + 1)`` (see
+    :func:`~polars_rankmetrics.comparisons.significance.bootstrap_test`), and
+    the randomization test's cannot fall below ``2 / 2**n``.
 
     Parameters
     ----------
@@ -308,6 +341,9 @@ def discriminative_power(
         msg = f"`alpha` must be a number in (0, 1), got {alpha!r}"
         raise ValueError(msg)
     names, matrix = _matrix(per_query, system, query, value)
+    if matrix.shape[0] < 2:
+        msg = f"a paired test needs at least two topics in `{query}`, got {matrix.shape[0]}"
+        raise ValueError(msg)
     run_test: Callable[[np.ndarray, np.ndarray], float]
     if test == "t":
         run_test = paired_t_test
