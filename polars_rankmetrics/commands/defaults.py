@@ -96,6 +96,10 @@ DEFAULTS: dict[str, dict[str, Entry]] = {
 default, or why it refuses it."""
 
 
+WITHOUT_SHARED_OPTIONS = {"demo": "it reads no files and prints a fixed example"}
+"""The subcommands that take none of the shared options, and why."""
+
+
 def entry(subcommand: str, option: str) -> Entry:
     """The table's entry for ``subcommand`` and ``option``."""
     return DEFAULTS[subcommand][option]

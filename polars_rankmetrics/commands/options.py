@@ -38,12 +38,18 @@ def fail(message: object) -> int:
 
 
 class DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Show each option's default, except where the help already says it or there is none."""
+    """Show each option's default: its value, ``off`` for a flag, or the help's own words.
+
+    An option without a default value (None) says in its help what happens
+    without it (``(default: the first run)``); a test checks every subcommand's.
+    """
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
-        if action.default is None or action.default is False or "default" in text:
+        if "default" in text or action.default is None or action.help == argparse.SUPPRESS:
             return action.help
+        if action.default is False:
+            return f"{text} (default: off)"
         return super()._get_help_string(action)
 
 
@@ -126,7 +132,7 @@ def _add_taken(
     found: Default,
     text: str | None,
 ) -> None:
-    shown = f" (default: {found.shown})"
+    shown = "" if option == "quiet" else f" (default: {found.shown})"
     if option == "queries":
         parser.add_argument(
             *flags,

@@ -65,12 +65,13 @@ def add_common(parser: argparse.ArgumentParser, subcommand: str = "compare") -> 
     parser.add_argument(
         "--qrels-columns",
         metavar="ROLE=NAME,...",
-        help="the qrels' columns where not the usual names, e.g. query=topic,relevance=grade",
+        help="the qrels' columns where not the usual names, e.g. query=topic,relevance=grade "
+        "(default: the usual names)",
     )
     parser.add_argument(
         "--run-columns",
         metavar="ROLE=NAME,...",
-        help="the runs' columns where not the usual names, e.g. score=sim",
+        help="the runs' columns where not the usual names, e.g. score=sim (default: the usual names)",
     )
     parser.add_argument(
         "--baseline", help="the system the others are compared with (default: the first run)"
@@ -183,9 +184,13 @@ def add_plot_options(parser: argparse.ArgumentParser) -> None:
         default="interpolated",
         help="11-point interpolated curves, or exact ones (with --per-query)",
     )
-    parser.add_argument("--per-query", metavar="SYSTEM", help="one curve per query of SYSTEM")
     parser.add_argument(
-        "--delta", metavar="MEASURE", help="per-query difference of MEASURE to the baseline"
+        "--per-query", metavar="SYSTEM", help="one curve per query of SYSTEM (default: one per run)"
+    )
+    parser.add_argument(
+        "--delta",
+        metavar="MEASURE",
+        help="per-query difference of MEASURE to the baseline (default: PR curves)",
     )
     parser.add_argument("--title", help="the chart's title (default: says what it shows)")
     parser.add_argument("--scale", type=float, default=2.0, help="PNG scale factor")

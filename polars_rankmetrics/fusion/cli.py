@@ -158,17 +158,28 @@ def add_subcommand(subcommands: Any) -> None:
         help="normalisation of each run's scores per query (rank-based methods such as rrf "
         "use ranks, not scores)",
     )
-    parser.add_argument("--weights", help="one weight per run, comma-separated, e.g. 0.3,0.7")
+    parser.add_argument(
+        "--weights",
+        help="one weight per run, comma-separated, e.g. 0.3,0.7 "
+        "(default: none; the weighted methods need them)",
+    )
     parser.add_argument(
         "--param",
         action="append",
         metavar="NAME=VALUE",
         help="a method parameter: k (rrf), phi (rbc), gamma (gmnz), sigma (logn_isr), "
-        "n_segments (probfuse), w (slidefuse); repeatable",
+        "n_segments (probfuse), w (slidefuse); repeatable (default: ranx's values, "
+        "e.g. k=60)",
     )
-    parser.add_argument("--train-qrels", help="qrels to train probfuse, segfuse, ... on")
     parser.add_argument(
-        "--optimize", metavar="QRELS", help="search ranx's grid of weights or parameter first"
+        "--train-qrels",
+        help="qrels to train probfuse, segfuse, ... on (default: none; the trained methods "
+        "need them)",
+    )
+    parser.add_argument(
+        "--optimize",
+        metavar="QRELS",
+        help="search ranx's grid of weights or parameter first (default: no search)",
     )
     parser.add_argument(
         "--metric",
@@ -182,7 +193,7 @@ def add_subcommand(subcommands: Any) -> None:
         type=int,
         metavar="N",
         help="fuse the queries in batches of about N input rows: bounded memory for big runs "
-        "(file outputs; - writes the fusion whole)",
+        "(file outputs; - writes the fusion whole; default: all at once)",
     )
     add_shared_options(
         parser,
