@@ -49,6 +49,7 @@ from polars_rankmetrics.comparisons.output import (
 from polars_rankmetrics.comparisons.pairs_cli import (
     all_pairs_report,
     check_baseline_correction,
+    with_query_note,
     check_baseline_test,
 )
 from polars_rankmetrics.commands import reading
@@ -259,7 +260,7 @@ def compare_report(
             intervals=layout.intervals,
         )
         if rule is not None:
-            text += "\n" + _query_note(comparison, rule, lacking or {})
+            text = with_query_note(text, comparison, rule, lacking or {})
         if plain:  # the whole table in ASCII: '-' for a missing mean, 'alpha'
             text = text.replace("–", "-").replace("α", "alpha")
     elif layout.output_format == "latex":
@@ -277,17 +278,6 @@ def compare_report(
     else:
         text = comparison.write_json()
     return text, comparison
-
-
-def _query_note(comparison: pl.DataFrame, rule: QuerySet, lacking: dict[str, int]) -> str:
-    """How many queries each mean averages, the rule that chose them, and what runs lacked."""
-    counts = comparison.get_column("n_queries").unique().sort().to_list()
-    shown = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
-    note = f"Means over {shown} queries (--queries {rule})."
-    listing = ", ".join(f"{name}: {count}" for name, count in lacking.items() if count)
-    if listing and rule != "run":
-        note += f" Queries missing from a run, scored as trec_eval -c scores them: {listing}."
-    return note
 
 
 def _paths(args: argparse.Namespace) -> tuple[Path, list[Path]]:
@@ -319,7 +309,7 @@ def run_compare(args: argparse.Namespace) -> int:
         )
         if args.all_pairs:
             report, comparison = all_pairs_report(
-                per_query, query_set(qrels, args.queries), args, layout
+                per_query, query_set(qrels, args.queries), args, layout, lacking
             )
         else:
             report, comparison = compare_report(
