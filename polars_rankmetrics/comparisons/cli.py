@@ -23,7 +23,6 @@ dropped for every system (``--missing drop``); the report counts them.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,24 +49,16 @@ from polars_rankmetrics.comparisons.output import (
 from polars_rankmetrics.comparisons.pairs_cli import (
     all_pairs_report,
     check_baseline_correction,
+    with_query_note,
     check_baseline_test,
 )
-from polars_rankmetrics.evaluation import evaluate, inputs
+from polars_rankmetrics.commands import reading
+from polars_rankmetrics.commands.options import CommandError, fail, one_stdin
+from polars_rankmetrics.commands.reading import read_qrels, system_names
+from polars_rankmetrics.evaluation import evaluate
 from polars_rankmetrics.evaluation.query_sets import QuerySet, missing_message, restrict_qrels
 
 _CHART_FORMATS = (".png", ".svg", ".html", ".json")
-
-
-class CommandError(Exception):
-    """A problem with the command's inputs, reported as one line on stderr."""
-
-
-def _check_unique_pairs(frame: pl.DataFrame, path: Path) -> None:
-    duplicated = frame.filter(pl.struct("query", "doc").is_duplicated())
-    if duplicated.height:
-        query, doc = duplicated.row(0)[:2]
-        msg = f"{path}: duplicate (query, doc) pair ({query!r}, {doc!r})"
-        raise CommandError(msg)
 
 
 def parse_columns(text: str | None, option: str) -> dict[str, str]:
@@ -81,36 +72,16 @@ def parse_columns(text: str | None, option: str) -> dict[str, str]:
     return {role.strip(): column.strip() for role, _, column in pairs}
 
 
-def read_qrels(path: Path, columns: dict[str, str] | None = None) -> pl.DataFrame:
-    """Read qrels (TREC, ``.gz``, ``-``, parquet) as ``query: str, doc: str, relevance: i64``."""
-    try:
-        frame = inputs.read_qrels(str(path), columns)
-    except FileNotFoundError:
-        msg = f"qrels file not found: {path}"
-        raise CommandError(msg) from None
-    frame = frame.select("query", "doc", pl.col("relevance").cast(pl.Int64))
-    _check_unique_pairs(frame, path)
-    return frame
-
-
-def read_run(path: Path, columns: dict[str, str] | None = None) -> tuple[str, pl.DataFrame]:
+def read_run(
+    path: Path, columns: dict[str, str] | None = None, depth: int | None = None
+) -> tuple[str, pl.DataFrame]:
     """Read a run as its system name and ``query: str, doc: str, score: f64``.
 
-    The name is the run's single run id, or else its file name.
+    The name is the run's single run id, or else its file name
+    (:func:`polars_rankmetrics.commands.reading.read_run`).
     """
-    try:
-        run = inputs.read_run(str(path), columns)
-    except FileNotFoundError:
-        msg = f"run file not found: {path}"
-        raise CommandError(msg) from None
-    name = "stdin" if str(path) == "-" else path.name.split(".")[0] or path.stem
-    if "run_id" in run.columns:
-        run_ids = run["run_id"].drop_nulls().unique().to_list()
-        if len(run_ids) == 1:
-            name = str(run_ids[0])
-    run = run.select("query", "doc", pl.col("score").cast(pl.Float64))
-    _check_unique_pairs(run, path)
-    return name, run
+    named = reading.read_run(path, columns, depth=depth)
+    return named.name, named.frame
 
 
 def judged_rankings(
@@ -139,32 +110,20 @@ def evaluate_run(
     measures: Sequence[str],
     columns: dict[str, str] | None = None,
     queries: QuerySet = "trec_eval",
+    depth: int | None = None,
 ) -> tuple[str, pl.DataFrame, int]:
     """Evaluate one run: its system name, one row per query and measure, and the queries it lacks.
 
     The count is of the evaluated queries that the run lacks (scored as
     trec_eval's ``-c`` scores them, under ``--queries qrels`` or ``relevant``).
+    The run is cut to its top ``depth`` documents per query first (``-M``).
     """
-    name, run = read_run(path, columns)
+    name, run = read_run(path, columns, depth)
     _, missing = restrict_qrels(qrels, run.get_column("query").unique(), queries, 1)
     if missing and queries == "trec_eval":
         raise CommandError(f"{path}: {missing_message(missing, '--queries qrels')}")
     per_query = evaluate(qrels, run, list(measures), queries=queries).per_query
     return name, per_query, len(missing)
-
-
-def system_names(names: Sequence[str], paths: Sequence[Path]) -> list[str]:
-    """Run ids, or file names where two runs share a run id; unique or an error."""
-    if len(set(names)) == len(names):
-        return list(names)
-    fallback = [
-        path.stem if names.count(name) > 1 else name
-        for name, path in zip(names, paths, strict=True)
-    ]
-    if len(set(fallback)) == len(fallback):
-        return fallback
-    msg = f"several runs have the same name: {fallback}; rename the files"
-    raise CommandError(msg)
 
 
 def evaluate_runs(
@@ -174,6 +133,7 @@ def evaluate_runs(
     columns: dict[str, str] | None = None,
     queries: QuerySet = "trec_eval",
     *,
+    depth: int | None = None,
     show: bool | None = None,
 ) -> pl.DataFrame:
     """Evaluate every run: one row per (system, query), one column per measure.
@@ -181,7 +141,9 @@ def evaluate_runs(
     A bar of the runs read and evaluated is drawn on a terminal (``show``: see
     :func:`polars_rankmetrics._progress.progress`).
     """
-    return evaluate_runs_counted(qrels, run_paths, measures, columns, queries, show=show)[0]
+    return evaluate_runs_counted(
+        qrels, run_paths, measures, columns, queries, depth=depth, show=show
+    )[0]
 
 
 def evaluate_runs_counted(
@@ -191,6 +153,7 @@ def evaluate_runs_counted(
     columns: dict[str, str] | None = None,
     queries: QuerySet = "trec_eval",
     *,
+    depth: int | None = None,
     show: bool | None = None,
 ) -> tuple[pl.DataFrame, dict[str, int]]:
     """:func:`evaluate_runs`, and the number of evaluated queries each system lacks.
@@ -201,7 +164,7 @@ def evaluate_runs_counted(
     evaluated = []
     with progress("Evaluating runs", len(run_paths), show=show) as bar:
         for path in run_paths:
-            evaluated.append(evaluate_run(path, qrels, measures, columns, queries))
+            evaluated.append(evaluate_run(path, qrels, measures, columns, queries, depth))
             bar.advance()
     names = system_names([name for name, _, _ in evaluated], run_paths)
     frame = pl.concat(
@@ -297,7 +260,7 @@ def compare_report(
             intervals=layout.intervals,
         )
         if rule is not None:
-            text += "\n" + _query_note(comparison, rule, lacking or {})
+            text = with_query_note(text, comparison, rule, lacking or {})
         if plain:  # the whole table in ASCII: '-' for a missing mean, 'alpha'
             text = text.replace("–", "-").replace("α", "alpha")
     elif layout.output_format == "latex":
@@ -317,33 +280,14 @@ def compare_report(
     return text, comparison
 
 
-def _query_note(comparison: pl.DataFrame, rule: QuerySet, lacking: dict[str, int]) -> str:
-    """How many queries each mean averages, the rule that chose them, and what runs lacked."""
-    counts = comparison.get_column("n_queries").unique().sort().to_list()
-    shown = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
-    note = f"Means over {shown} queries (--queries {rule})."
-    listing = ", ".join(f"{name}: {count}" for name, count in lacking.items() if count)
-    if listing and rule != "run":
-        note += f" Queries missing from a run, scored as trec_eval -c scores them: {listing}."
-    return note
-
-
 def _paths(args: argparse.Namespace) -> tuple[Path, list[Path]]:
-    paths = [args.qrels, *args.runs]
-    if paths.count("-") > 1:
-        msg = "only one input can be read from standard input ('-')"
-        raise CommandError(msg)
+    one_stdin([args.qrels, *args.runs])
     return Path(args.qrels), [Path(run) for run in args.runs]
 
 
 def _columns(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, str]]:
     qrels = parse_columns(args.qrels_columns, "--qrels-columns")
     return qrels, parse_columns(args.run_columns, "--run-columns")
-
-
-def _fail(message: str) -> int:
-    print(f"rankmetrics: error: {message}", file=sys.stderr)
-    return 2
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -361,11 +305,11 @@ def run_compare(args: argparse.Namespace) -> int:
         qrels = read_qrels(qrels_path, qrels_columns)
         show = False if args.quiet else None
         per_query, lacking = evaluate_runs_counted(
-            qrels, run_paths, args.measures, run_columns, args.queries, show=show
+            qrels, run_paths, args.measures, run_columns, args.queries, depth=args.depth, show=show
         )
         if args.all_pairs:
             report, comparison = all_pairs_report(
-                per_query, query_set(qrels, args.queries), args, layout
+                per_query, query_set(qrels, args.queries), args, layout, lacking
             )
         else:
             report, comparison = compare_report(
@@ -386,7 +330,7 @@ def run_compare(args: argparse.Namespace) -> int:
         warn_if_few_queries(comparison)
         deliver(report, args.output)
     except (CommandError, OutputError, ValueError) as error:
-        return _fail(str(error))
+        return fail(str(error))
     return 0
 
 
@@ -463,20 +407,20 @@ def run_plot(args: argparse.Namespace) -> int:
     """``rankmetrics plot``: write PR curves or a per-query delta chart to a file."""
     output = Path(args.output)
     if output.suffix.lower() not in _CHART_FORMATS:
-        return _fail(f"-o: the file name must end in one of {', '.join(_CHART_FORMATS)}")
+        return fail(f"-o: the file name must end in one of {', '.join(_CHART_FORMATS)}")
     try:
         qrels_path, run_paths = _paths(args)
         qrels = read_qrels(qrels_path, _columns(args)[0])
         chart = build_chart(args, qrels, run_paths)
     except (CommandError, ValueError) as error:
-        return _fail(str(error))
+        return fail(str(error))
     from polars_rankmetrics.comparisons.plot import save_chart
 
     save_options = {"scale_factor": args.scale} if output.suffix.lower() == ".png" else {}
     try:
         save_chart(chart, output, **save_options)
     except OSError as error:
-        return _fail(f"cannot write {output}: {error.strerror}")
+        return fail(f"cannot write {output}: {error.strerror}")
     return 0
 
 
@@ -492,7 +436,7 @@ def add_subcommand(subcommands: Any) -> None:
         ),
         formatter_class=DefaultsFormatter,
     )
-    add_common(compare_parser)
+    add_common(compare_parser, "compare")
     add_compare_options(compare_parser)
     compare_parser.set_defaults(run=run_compare)
 
@@ -505,6 +449,6 @@ def add_subcommand(subcommands: Any) -> None:
         ),
         formatter_class=DefaultsFormatter,
     )
-    add_common(plot_parser)
+    add_common(plot_parser, "plot")
     add_plot_options(plot_parser)
     plot_parser.set_defaults(run=run_plot)

@@ -182,7 +182,7 @@ def fuse(
 def fuse(
     runs: object,
     *,
-    method: Method = "wsum",
+    method: Method = "rrf",
     norm: str | None = "min-max",
     weights: Sequence[float] | Mapping[str, float] | None = None,
     train_qrels: object = None,
@@ -209,7 +209,8 @@ def fuse(
         accepts: a TREC or parquet path, a polars (eager or lazy), pandas or
         pyarrow table, ``{query: {doc: score}}``, a ranx ``Run``, ...
     method
-        The fusion method, by ranx's name (default ``'wsum'``): ``min``, ``max``,
+        The fusion method, by ranx's name (default ``'rrf'``, as ``rankmetrics fuse``,
+        which runs without more arguments): ``min``, ``max``,
         ``med``, ``sum``, ``anz``, ``mnz``, ``gmnz``, ``wsum``, ``wmnz``,
         ``mixed``, ``isr``, ``log_isr``, ``logn_isr``, ``rrf``, ``rbc``,
         ``bordafuse``, ``w_bordafuse``, ``condorcet``, ``w_condorcet``, and the

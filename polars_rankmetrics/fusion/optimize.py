@@ -110,7 +110,7 @@ def optimize_fusion(
     qrels: object,
     runs: object,
     *,
-    method: Method = "wsum",
+    method: Method = "rrf",
     norm: str | None = "min-max",
     metric: str = "ndcg",
     step: float | None = None,
@@ -145,12 +145,14 @@ def optimize_fusion(
     runs
         The runs, as for :func:`polars_rankmetrics.fuse`.
     method
-        A method with weights or a parameter (see above).
+        A method with weights or a parameter (see above); ``'rrf'`` (its ``k``) by
+        default, as :func:`polars_rankmetrics.fuse` and ``rankmetrics fuse --optimize``.
     norm
         The normalisation, as for :func:`polars_rankmetrics.fuse`.
     metric
         The measure to maximise, by any name the registry knows (``ndcg``,
-        ranx's ``ndcg@10``, trec_eval's ``map``, ...).
+        ranx's ``ndcg@10``, trec_eval's ``map``, ...). The default ``'ndcg'``
+        (ranx's) is over the whole fused run: name a cutoff to optimise the top.
     step
         The grid's step (see above).
     return_optimization_report
