@@ -17,6 +17,7 @@ SUBCOMMANDS = (
     "polars_rankmetrics.comparisons.cli",
     "polars_rankmetrics.meta_evaluation.cli",
     "polars_rankmetrics.fusion.cli",
+    "polars_rankmetrics.experiments.cli",  # after comparisons.cli: adds --html to compare
 )
 """The modules that add a subcommand, in the order of ``--help``; imported when the
 command line is parsed, so that ``rankmetrics trec-eval`` imports only its own."""

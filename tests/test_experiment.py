@@ -236,7 +236,7 @@ def test_one_run_is_a_one_run_report() -> None:
 def _bad_cases() -> list[tuple[dict, str]]:
     return [
         ({"runs": {}}, r"`runs` is empty"),
-        ({"runs": ["x.txt", "y/x.txt"]}, r"`runs`: several runs are named 'x'"),
+        ({"runs": ["x.txt", "y/x.txt"]}, r"`runs`: several runs are named 'x.txt'"),
         ({"names": ["a", "a", "b", "c"]}, r"`names`: several runs are named 'a'"),
         ({"names": ["a"]}, r"`names` must be a sequence of 4 names"),
         ({"baseline": "nope"}, r"`baseline`: 'nope' is not a run"),

@@ -224,8 +224,11 @@ def experiment(
     │ P_1    ┆ bm25   ┆ 0.333333 ┆ 3         │
     │ P_1    ┆ dense  ┆ 1.0      ┆ 3         │
     └────────┴────────┴──────────┴───────────┘
-    >>> print(result.to_markdown(digits=3).splitlines()[-1])
-    Means over 3 queries (queries='trec_eval': every query of the qrels, which each run has).
+    >>> lines = result.to_markdown(digits=3).splitlines()
+    >>> print(lines[-2])
+    Means over 3 queries.
+    >>> print(lines[-1])
+    Queries: every query of the qrels, which each run has (queries='trec_eval').
     """
     from polars_rankmetrics.measures.resolve import measure_names
 

@@ -4,7 +4,8 @@ A name is settled before anything is read in full, so that a duplicate name or
 a baseline that is not a run is refused at once: a mapping's keys; for a
 sequence, the run id of a TREC file (the sixth field of its first line) or of a
 parquet file or table (its single ``run_id`` value), else a ranx ``Run``'s
-name, else the file name without its extensions, else ``run_1``, ``run_2``, ...
+name, else the file name without its extensions (the whole file name where two
+such names collide), else ``run_1``, ``run_2``, ...
 Two files that share a run id are named by their file names, as ``rankmetrics
 compare`` names them. One long frame with a ``system`` column is one run per
 value of that column, in order of first appearance.
@@ -96,7 +97,12 @@ def _stem(source: object) -> str | None:
 
 
 def _sequence_names(sources: Sequence[Any]) -> list[str]:
-    """Run ids, else file names, else ``run_i``; file names where run ids collide."""
+    """Run ids, else file names, else ``run_i``; file names where run ids collide.
+
+    A file is named by its name without extensions (``bm25`` for ``bm25.trec.gz``),
+    or by its whole name where two such names collide (``results.test``,
+    ``results.trunc``).
+    """
     ids = [run_id_of(source) for source in sources]
     names = []
     for index, (run_id, source) in enumerate(zip(ids, sources, strict=True)):
@@ -105,7 +111,10 @@ def _sequence_names(sources: Sequence[Any]) -> list[str]:
             names.append(run_id)
         else:
             names.append(stem or f"run_{index + 1}")
-    return names
+    return [
+        Path(source).name if names.count(name) > 1 and _stem(source) == name else name
+        for name, source in zip(names, sources, strict=True)
+    ]
 
 
 def _split_long(frame: pl.DataFrame | pl.LazyFrame) -> dict[str, pl.DataFrame]:

@@ -27,12 +27,18 @@ RULES = {
 """What each query-set rule averages over, in the words of the query-set line."""
 
 
-def query_line(record: Record) -> str:
-    """How many queries each mean averages, the rule, what runs lacked, and the depth."""
+def query_line(record: Record, *, count: bool = False) -> str:
+    """The rule that chose the queries, what runs lacked, and the depth.
+
+    ``count`` starts the line with the number of queries the means average
+    (the tables of :mod:`..comparisons` say it themselves).
+    """
     settings = record.settings
-    counts = record.summary.get_column("n_queries").unique().sort().to_list()
-    shown = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
-    line = f"Means over {shown} queries (queries={settings.queries!r}: {RULES[settings.queries]})."
+    line = f"Queries: {RULES[settings.queries]} (queries={settings.queries!r})."
+    if count:
+        counts = record.summary.get_column("n_queries").unique().sort().to_list()
+        shown = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+        line = f"Means over {shown} queries. {line}"
     lacking = [
         f"{name}: {len(absent)}"
         for name, absent in record.runs.select("system", "lacking").iter_rows()
@@ -64,7 +70,8 @@ def comparison_frame(record: Record) -> pl.DataFrame:
         "p_value_adjusted",
         "significant",
     )
-    joined = record.summary.join(against, on=["metric", "system"], how="left")
+    summary = record.summary.drop("n_filled", "n_dropped")  # the query line says them
+    joined = summary.join(against, on=["metric", "system"], how="left")
     return (
         joined.with_columns(
             pl.col("delta").fill_null(0.0),
@@ -168,6 +175,8 @@ def summary_html(record: Record, *, digits: int = 4) -> str:
             correction=None if settings.correction is None else settings.correction_name,
             alpha=settings.alpha,
         ).replace("<table>", '<table class="results">', 1)
+        line = query_line(record)
     else:
         table = _baseline_html(record, digits)
-    return f'{table}\n<p class="queries">{html.escape(query_line(record))}</p>'
+        line = query_line(record, count=True)
+    return f'{table}\n<p class="queries">{html.escape(line)}</p>'
