@@ -319,6 +319,19 @@ def _aligned(per_query: pl.DataFrame, metric: str, names: Sequence[str], missing
     )
 
 
+def deltas(
+    per_query: pl.DataFrame, names: Sequence[str], metric: str, reference: str, missing: str
+) -> dict[str, Any]:
+    """Each run's per-query differences of ``metric`` to ``reference`` (on the compared queries)."""
+    aligned = _aligned(per_query, metric, names, missing)
+    base = aligned.values[list(names).index(reference)]
+    return {
+        name: values - base
+        for name, values in zip(names, aligned.values, strict=True)
+        if name != reference
+    }
+
+
 def win_tie_loss(
     per_query: pl.DataFrame,
     names: Sequence[str],

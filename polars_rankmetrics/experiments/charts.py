@@ -1,4 +1,4 @@
-"""An experiment's charts (Altair), and each drawn as inline SVG for the report.
+"""An experiment's charts in Altair: :meth:`polars_rankmetrics.Experiment.chart`.
 
 - ``'pr'``: each run's 11-point interpolated precision-recall curve, trec_eval's
   ``iprec_at_recall`` averaged over the compared queries (the same queries and
@@ -10,6 +10,8 @@
   differences (one path per run instead of one bar per query: the page stays
   small and fast to draw);
 - ``'means'``: :func:`~polars_rankmetrics.comparisons.means_plot.means_chart`.
+
+The HTML report draws the first two itself, as plain SVG (:mod:`.svg`).
 """
 
 from __future__ import annotations
@@ -47,24 +49,12 @@ def pr_chart(record: Record) -> Any:
 
 
 def _sorted_deltas(record: Record, metric: str, reference: str) -> pl.DataFrame:
-    from polars_rankmetrics.comparisons.comparison import align
+    from polars_rankmetrics.experiments.build import deltas
 
-    queries = record.per_query.get_column("query").unique(maintain_order=True)
-    aligned = align(
-        record.per_query,
-        metric,
-        record.systems,
-        queries,
-        system="system",
-        query="query",
-        missing=record.settings.missing,  # type: ignore[arg-type]
-    )
-    base = aligned.values[record.systems.index(reference)]
+    found = deltas(record.per_query, record.systems, metric, reference, record.settings.missing)
     parts = []
-    for name, values in zip(record.systems, aligned.values, strict=True):
-        if name == reference:
-            continue
-        delta = pl.Series("delta", values - base).sort(descending=True)
+    for name, values in found.items():
+        delta = pl.Series("delta", values).sort(descending=True)
         parts.append(
             pl.DataFrame({"system": name, "position": range(1, delta.len() + 1), "delta": delta})
         )
@@ -132,14 +122,3 @@ def chart(record: Record, kind: str, metric: str | None) -> Any:
         alpha=record.settings.alpha,
         missing=record.settings.missing,  # type: ignore[arg-type]
     )
-
-
-def to_svg(chart: Any) -> str:
-    """The chart drawn as SVG by vl-convert (no browser, no network), for inlining."""
-    import vl_convert
-
-    alt = _altair()
-    with alt.data_transformers.disable_max_rows():
-        spec = chart.to_dict()
-    svg: str = vl_convert.vegalite_to_svg(spec)
-    return svg

@@ -1,9 +1,9 @@
 """An experiment as one self-contained HTML page, and :meth:`Experiment.save` by suffix.
 
 The page loads nothing: its style is inline, it has no script, and every chart
-is an SVG drawn beforehand by vl-convert (in the ``plot`` extra) and written
-into the page, so it opens from a laptop offline and its tables read without
-JavaScript. Every file is written atomically (a temporary file beside it, then
+is an SVG written into the page (:mod:`.svg`), so it opens from a laptop
+offline, its tables read without JavaScript, and writing it needs neither
+altair nor a renderer. Every file is written atomically (a temporary file beside it, then
 a rename): a failed write leaves no half-written report.
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
-import re
 from pathlib import Path
 
 import polars as pl
@@ -71,16 +70,9 @@ def frame_html(frame: pl.DataFrame, *, caption: str | None = None) -> str:
     )
 
 
-def _svg(chart: object) -> str:
-    from polars_rankmetrics.experiments.charts import to_svg
-
-    svg = to_svg(chart)
-    return re.sub(r"^<\?xml[^>]*>\s*", "", svg)
-
-
-def _figure(chart: object, caption: str, name: str) -> str:
+def _figure(svg: str, caption: str, name: str) -> str:
     return (
-        f'<figure class="chart" id="chart-{html.escape(name)}">{_svg(chart)}'
+        f'<figure class="chart" id="chart-{html.escape(name)}">{svg}'
         f"<figcaption>{html.escape(caption)}</figcaption></figure>"
     )
 
@@ -104,30 +96,40 @@ def _tests_html(record: Record) -> str:
 
 
 def _charts_html(record: Record) -> str:
-    from polars_rankmetrics.experiments.charts import delta_chart, pr_chart
+    from polars_rankmetrics.experiments.build import deltas
+    from polars_rankmetrics.experiments.svg import delta_svg, pr_svg
 
     parts = []
     if len(record.systems) > 1:
         parts.append("<h2 id=deltas>Per-query differences</h2>")
+        why = "the baseline" if record.settings.baseline else "the run with the best mean"
         for metric in record.metrics:
             reference = record.reference[metric]
-            why = "the baseline" if record.settings.baseline else "the run with the best mean"
-            parts.append(
-                _figure(
-                    delta_chart(record, metric),
-                    f"{metric}: each run's per-query difference to {reference} ({why}), sorted.",
-                    f"delta-{metric}",
-                )
+            found = deltas(
+                record.per_query, record.systems, metric, reference, record.settings.missing
             )
+            title = f"Per-query Δ {metric} vs {reference}"
+            caption = (
+                f"{metric}: each run's per-query difference to {reference} ({why}), sorted; "
+                "green: better, red: worse; +wins =ties −losses."
+            )
+            parts.append(
+                _figure(delta_svg(found, metric, reference, title), caption, f"delta-{metric}")
+            )
+    curves = record.curves
+    points = {
+        name: curves.filter(pl.col("system") == name).sort("recall")["precision"].to_list()
+        for name in record.systems
+    }
+    counts = curves.get_column("n_queries").unique().sort().to_list()
+    shown = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    title = f"Interpolated precision-recall, mean over {shown} queries"
     parts.append("<h2 id=curves>Precision-recall curves</h2>")
-    parts.append(
-        _figure(
-            pr_chart(record),
-            "Interpolated precision at recall 0.0, 0.1, ..., 1.0 (trec_eval's "
-            "iprec_at_recall), averaged over the compared queries.",
-            "pr",
-        )
+    caption = (
+        "Interpolated precision at recall 0.0, 0.1, ..., 1.0 (trec_eval's iprec_at_recall), "
+        "averaged over the compared queries."
     )
+    parts.append(_figure(pr_svg(points, title), caption, "pr"))
     return "\n".join(parts)
 
 
