@@ -314,3 +314,12 @@ def test_save_by_suffix_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         result.save(tmp_path / "report.md")
     assert (tmp_path / "report.md").read_text() == "earlier"
     assert [path.name for path in tmp_path.iterdir() if path.name.startswith(".")] == []
+
+
+def write_example(folder: Path) -> None:
+    """The guide's three TREC runs (run ids bm25, dense, hybrid) and their qrels, seeded."""
+    qrels, runs = _seeded(n_queries=50, n_docs=30, seed=2026)
+    lines = [f"{q} 0 {d} {label}" for q, docs in qrels.items() for d, label in docs.items()]
+    (folder / "qrels.txt").write_text("\n".join(lines) + "\n")
+    for name, key in (("bm25", "run0"), ("dense", "run2"), ("hybrid", "run3")):
+        _write_run(folder / f"{name}.run", runs[key], name)
