@@ -218,6 +218,12 @@ def test_runs_as_files_frames_and_fused_frames(tmp_path: Path) -> None:
     assert mixed.summary.filter(pl.col("system") == "fused")["mean"].item() == pytest.approx(
         fused_map, rel=1e-12
     )
+    parquet = tmp_path / "d.parquet"
+    rm.read_trec_run(tmp_path / "a.txt").with_columns(run_id=pl.lit("tagged")).write_parquet(
+        parquet
+    )
+    named = rm.experiment(qrels, [parquet, rm.read_trec_run(files[2]).to_pandas()], ["map"])
+    assert named.systems == ["tagged", "dense"]  # parquet's and pandas' single run_id
     from_long = rm.experiment(qrels, long, ["map"])
     assert from_long.systems == ["run0", "run1"]
     assert from_long.summary["mean"].to_list() == pytest.approx(

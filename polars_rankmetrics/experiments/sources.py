@@ -3,12 +3,12 @@
 A name is settled before anything is read in full, so that a duplicate name or
 a baseline that is not a run is refused at once: a mapping's keys; for a
 sequence, the run id of a TREC file (the sixth field of its first line) or of a
-parquet file or table (its single ``run_id`` value), else a ranx ``Run``'s
-name, else the file name without its extensions (the whole file name where two
-such names collide), else ``run_1``, ``run_2``, ...
-Two files that share a run id are named by their file names, as ``rankmetrics
-compare`` names them. One long frame with a ``system`` column is one run per
-value of that column, in order of first appearance.
+parquet file or a polars, pandas or pyarrow table (its single ``run_id``
+value), else a ranx ``Run``'s name, else the file name without its extensions
+(the whole file name where two such names collide), else ``run_1``, ``run_2``,
+... Two files that share a run id are named by their file names, as
+``rankmetrics compare`` names them. One long frame with a ``system`` column is
+one run per value of that column, in order of first appearance.
 """
 
 from __future__ import annotations
@@ -84,6 +84,17 @@ def run_id_of(source: object) -> str | None:
         return _first_line_run_id(path)
     if isinstance(source, pl.DataFrame | pl.LazyFrame):
         return _table_run_id(source.lazy())
+    module = type(source).__module__.split(".")[0]
+    if module in ("pandas", "pyarrow"):  # one column of it, as polars
+        found = getattr(source, "column_names", None)  # pyarrow's; pandas' .columns
+        names = [str(name) for name in (source.columns if found is None else found)]
+        column = next((str(name) for name in RUN_ID_COLUMNS if name in names), None)
+        if column is None:
+            return None
+        part = source[[column]] if module == "pandas" else source.select([column])
+        frame = pl.from_pandas(part) if module == "pandas" else pl.from_arrow(part)
+        assert isinstance(frame, pl.DataFrame)
+        return _table_run_id(frame.lazy())
     name = getattr(source, "name", None)  # a ranx Run
     if type(source).__module__.startswith("ranx.") and isinstance(name, str) and name:
         return name
