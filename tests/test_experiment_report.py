@@ -17,11 +17,11 @@ How "no network request and no error" is checked, and why it is a real check:
   trip both checks (:func:`test_the_checks_see_a_request_and_an_error`), so a
   check that silently sees nothing would fail there.
 
-The rendered page (``--dump-dom``, the DOM after the browser has laid it out) must
-hold the results table with a row per run and an ``<svg>`` in every chart's
-figure; ``--screenshot`` must write a PNG. Where ``chromium`` is missing the
-browser tests are skipped with the reason, except in CI (``CI=true``), where
-``.ci/run`` installs it and its absence fails.
+The rendered page (``--dump-dom``, the DOM after the browser has laid it out)
+must hold the results table with a row per run and an ``<svg>`` in every
+chart's figure; ``--screenshot`` (in the same load) must write a PNG. Where
+``chromium`` is missing the browser tests are skipped with the reason, except in
+CI (``CI=true``), where ``.ci/run`` installs it and its absence fails.
 """
 
 from __future__ import annotations
@@ -64,10 +64,9 @@ def _open(page: Path, folder: Path, *, screenshot: Path | None = None) -> tuple[
         "--v=0",
         f"--log-net-log={net_log}",
     ]
+    arguments.append("--dump-dom")  # with --screenshot, both in one load
     if screenshot is not None:
         arguments += [f"--screenshot={screenshot}", "--window-size=1280,2000"]
-    else:
-        arguments.append("--dump-dom")
     done = subprocess.run(
         [*arguments, page.resolve().as_uri()], capture_output=True, text=True, timeout=120
     )
@@ -135,7 +134,8 @@ def test_the_report_renders_offline_in_chromium(
     report: tuple[Path, rm.Experiment], tmp_path: Path
 ) -> None:
     path, result = report
-    dom, log, events = _open(path, tmp_path)
+    shot = tmp_path / "report.png"
+    dom, log, events = _open(path, tmp_path, screenshot=shot)
     assert _page_requests(events) == []
     assert _console(log) == []
     table = re.search(r'<table class="results">.*?</table>', dom, re.S)
@@ -149,8 +149,6 @@ def test_the_report_renders_offline_in_chromium(
     assert all("<svg" in body for _, body in figures)
     for needed in ("Wins, ties and losses", "Runs and settings", rm.__version__):
         assert needed in dom
-    shot = tmp_path / "report.png"
-    _open(path, tmp_path, screenshot=shot)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
 
 
