@@ -84,9 +84,7 @@ DEFAULTS: dict[str, dict[str, Entry]] = {
         "quiet": Default(False, "off"),
     },
     "repro": {
-        "queries": Refused(
-            "repro pairs the two runs on the qrels' queries, as repro_eval does"
-        ),
+        "queries": Refused("repro pairs the two runs on the qrels' queries, as repro_eval does"),
         "depth": Default(1000, "1000 (repro_eval's)"),
         "output": Default(None, "standard output"),
         "quiet": Refused("repro draws no progress bar and writes only errors on standard error"),

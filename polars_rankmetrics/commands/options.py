@@ -165,8 +165,8 @@ def _add_taken(
             dest="quiet",
             action="store_true",
             help=(
-                text or "no progress bar (it is drawn on standard error only when that is a "
-                "terminal)"
+                text
+                or "no progress bar (it is drawn on standard error only when that is a terminal)"
             )
             + shown,
         )

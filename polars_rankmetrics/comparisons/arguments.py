@@ -71,7 +71,8 @@ def add_common(parser: argparse.ArgumentParser, subcommand: str = "compare") -> 
     parser.add_argument(
         "--run-columns",
         metavar="ROLE=NAME,...",
-        help="the runs' columns where not the usual names, e.g. score=sim (default: the usual names)",
+        help="the runs' columns where not the usual names, e.g. score=sim "
+        "(default: the usual names)",
     )
     parser.add_argument(
         "--baseline", help="the system the others are compared with (default: the first run)"

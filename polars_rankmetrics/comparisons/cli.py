@@ -31,6 +31,9 @@ from typing import Any
 import polars as pl
 
 from polars_rankmetrics._progress import progress
+from polars_rankmetrics.commands import reading
+from polars_rankmetrics.commands.options import CommandError, fail, one_stdin
+from polars_rankmetrics.commands.reading import read_qrels, system_names
 from polars_rankmetrics.comparisons.arguments import (
     TEST_NAMES,
     DefaultsFormatter,
@@ -49,12 +52,9 @@ from polars_rankmetrics.comparisons.output import (
 from polars_rankmetrics.comparisons.pairs_cli import (
     all_pairs_report,
     check_baseline_correction,
-    with_query_note,
     check_baseline_test,
+    with_query_note,
 )
-from polars_rankmetrics.commands import reading
-from polars_rankmetrics.commands.options import CommandError, fail, one_stdin
-from polars_rankmetrics.commands.reading import read_qrels, system_names
 from polars_rankmetrics.evaluation import evaluate
 from polars_rankmetrics.evaluation.query_sets import QuerySet, missing_message, restrict_qrels
 
@@ -339,6 +339,7 @@ def curve_rankings(
     run_paths: Sequence[Path],
     columns: dict[str, str] | None = None,
     *,
+    depth: int | None = None,
     show: bool | None = None,
 ) -> pl.DataFrame:
     """Every run joined with the qrels, stacked: ``system, query, doc, score, relevance``.
@@ -349,7 +350,7 @@ def curve_rankings(
     read = []
     with progress("Reading runs", len(run_paths), show=show) as bar:
         for path in run_paths:
-            read.append(read_run(path, columns))
+            read.append(read_run(path, columns, depth))
             bar.advance()
     names = system_names([name for name, _ in read], run_paths)
     return pl.concat(
@@ -388,7 +389,18 @@ def build_chart(args: argparse.Namespace, qrels: pl.DataFrame, run_paths: list[P
     if args.kind == "exact" and args.per_query is None:
         msg = "--kind exact draws one ranking per curve: add --per-query SYSTEM"
         raise CommandError(msg)
-    rankings = curve_rankings(qrels, run_paths, run_columns, show=False if args.quiet else None)
+    if args.kind == "interpolated" and args.per_query is None:
+        from polars_rankmetrics.comparisons.plot import IPREC, iprec_chart
+
+        per_query = evaluate_runs(
+            qrels, run_paths, [IPREC], run_columns, args.queries, depth=args.depth,
+            show=False if args.quiet else None,
+        )  # fmt: skip
+        missing = args.missing if args.queries == "run" else "zero"
+        return iprec_chart(per_query, missing=missing, title=args.title)
+    rankings = curve_rankings(
+        qrels, run_paths, run_columns, depth=args.depth, show=False if args.quiet else None
+    )
     if args.per_query is not None:
         rankings = rankings.filter(pl.col("system") == args.per_query)
         if rankings.is_empty():
