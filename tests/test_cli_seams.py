@@ -157,3 +157,18 @@ def test_trec_eval_says_what_a_missing_query_means(
     assert "--queries run" in lines[1] and "-c" in lines[1]
     code, _, err = _run(["compare", files["qrels"], files["bm25"], "-m", "map"], capsys)
     assert code == 2 and "(1 such query)" in err
+
+
+def test_rm_evaluate_skips_a_header_line_as_the_subcommands_do(tmp_path: Path) -> None:
+    files = _files(tmp_path)
+    qrels = tmp_path / "headed.qrels"
+    qrels.write_text("query iteration doc relevance\n" + QRELS)
+    run = tmp_path / "headed.run"
+    run.write_text(HEADER + Path(files["bm25"]).read_text())
+    plain = rm.evaluate(files["qrels"], files["bm25"], ["map", "P@2"], queries="qrels")
+    headed = rm.evaluate(str(qrels), str(run), ["map", "P@2"], queries="qrels")
+    assert headed.aggregate.equals(plain.aggregate)
+    # Only the first line can be a header: a later one is a malformed line, named by number.
+    run.write_text(Path(files["bm25"]).read_text() + HEADER)
+    with pytest.raises(ValueError, match=r"headed\.run:6: malformed line"):
+        rm.evaluate(files["qrels"], str(run), ["map"])
