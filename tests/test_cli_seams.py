@@ -46,7 +46,8 @@ def test_plot_honours_queries_and_draws_trec_evals_points(
     for rule in ("run", "qrels"):
         chart = tmp_path / f"{rule}.json"
         arguments = ["plot", files["qrels"], files["bm25"], files["dense"], "-o", str(chart)]
-        assert _run([*arguments, "--queries", rule, "--missing", "drop"], capsys)[0] == 0
+        drop = ["--missing", "drop"] if rule == "run" else []
+        assert _run([*arguments, "--queries", rule, *drop], capsys)[0] == 0
         spec = json.loads(chart.read_text())
         titles[rule] = spec["title"]
         if rule == "qrels":
@@ -172,3 +173,30 @@ def test_rm_evaluate_skips_a_header_line_as_the_subcommands_do(tmp_path: Path) -
     run.write_text(Path(files["bm25"]).read_text() + HEADER)
     with pytest.raises(ValueError, match=r"headed\.run:6: malformed line"):
         rm.evaluate(files["qrels"], str(run), ["map"])
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["compare", "--missing", "drop"], "--missing cannot be used with --queries trec_eval"),
+        (["compare", "--seed", "3"], "--seed cannot be used with --test t"),
+        (["compare", "--latex-rules", "booktabs"], "--latex-rules cannot be used with --format"),
+        (["compare", "-o", "{out}.csv", "--ci"], "--ci cannot be used with --format csv"),
+        (["plot", "-o", "{out}.svg", "--scale", "3"], "--scale cannot be used with a chart"),
+        (["plot", "-o", "{out}.svg", "--baseline", "bm25"], "--baseline cannot be used with PR"),
+        (["plot", "-o", "{out}.svg", "--delta", "map", "--kind", "exact"], "--kind cannot be"),
+        (["fuse", "-o", "{out}.txt", "--metric", "map"], "--metric cannot be used with no"),
+        (["fuse", "-o", "{out}.parquet", "--run-id", "x"], "--run-id cannot be used with a"),
+    ],
+)
+def test_an_option_that_would_change_nothing_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], options: list[str], message: str
+) -> None:
+    files = _files(tmp_path)
+    command, *rest = [option.format(out=tmp_path / "out") for option in options]
+    inputs = [files["bm25"], files["dense"]]
+    if command != "fuse":
+        inputs = [files["qrels"], *inputs, *(["-m", "map"] if command == "compare" else [])]
+    code, _, err = _run([command, *inputs, *rest], capsys)
+    assert code == 2
+    assert message in err

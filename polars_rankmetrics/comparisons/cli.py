@@ -32,7 +32,13 @@ import polars as pl
 
 from polars_rankmetrics._progress import progress
 from polars_rankmetrics.commands import reading
-from polars_rankmetrics.commands.options import CommandError, fail, one_stdin
+from polars_rankmetrics.commands.options import (
+    CommandError,
+    fail,
+    one_stdin,
+    refuse_unused,
+    remember_defaults,
+)
 from polars_rankmetrics.commands.reading import read_qrels, system_names
 from polars_rankmetrics.comparisons.arguments import (
     TEST_NAMES,
@@ -290,6 +296,41 @@ def _columns(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, str]]:
     return qrels, parse_columns(args.run_columns, "--run-columns")
 
 
+RESAMPLING_TESTS = ("randomization", "bootstrap", "randomised-tukey")
+"""The tests that resample (``--n-resamples``, ``--seed``)."""
+
+
+def refuse_unused_options(args: argparse.Namespace, output_format: str) -> None:
+    """Refuse ``compare``'s and ``plot``'s options where they would change nothing."""
+    rule = f"--queries {args.queries}"
+    rules = [("--missing", "missing", args.queries != "run", f"{rule} (it is for --queries run)")]
+    if args.command == "compare":
+        test = f"--test {args.test} (it does not resample)"
+        table = f"--format {output_format} (the frame holds every value)"
+        rules += [
+            ("--n-resamples", "n_resamples", args.test not in RESAMPLING_TESTS, test),
+            ("--seed", "seed", args.test not in RESAMPLING_TESTS, test),
+            ("--latex-rules", "latex_rules", output_format != "latex", f"--format {output_format}"),
+            ("--markers", "markers", output_format in ("csv", "json"), table),
+            ("--p-values", "p_values", output_format in ("csv", "json"), table),
+            ("--ci", "ci", output_format in ("csv", "json"), table),
+        ]
+    else:
+        chart = "--delta (it draws one measure's per-query differences)"
+        rules += [
+            ("--kind", "kind", args.delta is not None, chart),
+            ("--per-query", "per_query", args.delta is not None, chart),
+            ("--baseline", "baseline", args.delta is None, "PR curves (it is for --delta)"),
+            (
+                "--scale",
+                "scale",
+                not args.output.lower().endswith(".png"),
+                "a chart that is not PNG",
+            ),
+        ]
+    refuse_unused(args, rules)
+
+
 def run_compare(args: argparse.Namespace) -> int:
     """``rankmetrics compare``: print or write a results table with significance markers."""
     try:
@@ -300,6 +341,7 @@ def run_compare(args: argparse.Namespace) -> int:
             args.ci,
             args.latex_rules == "booktabs",
         )
+        refuse_unused_options(args, layout.output_format)
         qrels_path, run_paths = _paths(args)
         qrels_columns, run_columns = _columns(args)
         qrels = read_qrels(qrels_path, qrels_columns)
@@ -421,6 +463,7 @@ def run_plot(args: argparse.Namespace) -> int:
     if output.suffix.lower() not in _CHART_FORMATS:
         return fail(f"-o: the file name must end in one of {', '.join(_CHART_FORMATS)}")
     try:
+        refuse_unused_options(args, "chart")
         qrels_path, run_paths = _paths(args)
         qrels = read_qrels(qrels_path, _columns(args)[0])
         chart = build_chart(args, qrels, run_paths)
@@ -451,6 +494,7 @@ def add_subcommand(subcommands: Any) -> None:
     add_common(compare_parser, "compare")
     add_compare_options(compare_parser)
     compare_parser.set_defaults(run=run_compare)
+    remember_defaults(compare_parser)
 
     plot_parser = subcommands.add_parser(
         "plot",
@@ -464,3 +508,4 @@ def add_subcommand(subcommands: Any) -> None:
     add_common(plot_parser, "plot")
     add_plot_options(plot_parser)
     plot_parser.set_defaults(run=run_plot)
+    remember_defaults(plot_parser)

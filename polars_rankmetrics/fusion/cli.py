@@ -27,6 +27,8 @@ from polars_rankmetrics.commands.options import (
     DefaultsFormatter,
     add_shared_options,
     fail,
+    refuse_unused,
+    remember_defaults,
 )
 from polars_rankmetrics.fusion.batched import PARQUET_SUFFIXES, sink_fused, sink_one, trec_lines
 from polars_rankmetrics.fusion.fuse import NORMALIZATIONS, TRAINED, fuse
@@ -87,6 +89,15 @@ def write_fused(
 def run_fuse(args: argparse.Namespace) -> int:
     """``rankmetrics fuse``: fuse the runs and write the result."""
     try:
+        parquet = Path(args.output).suffix.lower() in PARQUET_SUFFIXES
+        refuse_unused(
+            args,
+            [
+                ("--metric", "metric", args.optimize is None, "no --optimize (it is what "
+                 "--optimize maximises)"),
+                ("--run-id", "run_id", parquet, "a parquet output (it has no run id column)"),
+            ],
+        )  # fmt: skip
         runs = [str(path) for path in args.runs]
         for path in runs:
             if path != "-" and not Path(path).is_file():
@@ -205,3 +216,4 @@ def add_subcommand(subcommands: Any) -> None:
         },
     )
     parser.set_defaults(run=run_fuse)
+    remember_defaults(parser)
