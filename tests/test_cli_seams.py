@@ -200,3 +200,13 @@ def test_an_option_that_would_change_nothing_is_refused(
     code, _, err = _run([command, *inputs, *rest], capsys)
     assert code == 2
     assert message in err
+
+
+def test_rm_fuse_takes_the_depth_of_the_command_line(tmp_path: Path) -> None:
+    files = _files(tmp_path)
+    runs = [files["bm25"], files["dense"]]
+    whole = rm.fuse(runs)
+    cut = rm.fuse(runs, depth=1)
+    assert cut.equals(whole.group_by("query", maintain_order=True).head(1))
+    with pytest.raises(ValueError, match="`depth` must be None or an integer >= 1"):
+        rm.fuse(runs, depth=0)

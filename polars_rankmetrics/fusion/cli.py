@@ -63,17 +63,9 @@ def parse_weights(text: str | None) -> list[float] | None:
     return [float(_number(part.strip(), "--weights")) for part in text.split(",")]
 
 
-def write_fused(
-    fused: pl.DataFrame | pl.LazyFrame, output: str, run_id: str, depth: int | None = None
-) -> None:
-    """Write the fused run to ``output`` (TREC, or parquet by extension) through a rename.
-
-    With ``depth``, only each query's top ``depth`` documents (the fused run is
-    in trec_eval's order: score descending, ties by document id descending).
-    """
+def write_fused(fused: pl.DataFrame | pl.LazyFrame, output: str, run_id: str) -> None:
+    """Write the fused run to ``output`` (TREC, or parquet by extension) through a rename."""
     lazy = fused.lazy()
-    if depth is not None:
-        lazy = lazy.filter(pl.int_range(pl.len()).over("query") < depth)
     if output == "-":
         text = trec_lines(lazy, run_id).collect().write_csv(separator=" ", include_header=False)
         sys.stdout.write(text)
@@ -137,8 +129,10 @@ def run_fuse(args: argparse.Namespace) -> int:
                 run_id=run_id, batch_rows=args.batch_rows, **params,
             )  # fmt: skip
             return 0
-        fused = fuse(runs, method=args.method, norm=norm, weights=weights, **params)
-        write_fused(fused, args.output, run_id, args.depth)
+        fused = fuse(
+            runs, method=args.method, norm=norm, weights=weights, depth=args.depth, **params
+        )
+        write_fused(fused, args.output, run_id)
     except (CommandError, ValueError, OSError, pl.exceptions.PolarsError) as error:
         return fail(error if str(error) else type(error).__name__)
     return 0
