@@ -432,14 +432,14 @@ def build_chart(args: argparse.Namespace, qrels: pl.DataFrame, run_paths: list[P
         msg = "--kind exact draws one ranking per curve: add --per-query SYSTEM"
         raise CommandError(msg)
     if args.kind == "interpolated" and args.per_query is None:
-        from polars_rankmetrics.comparisons.plot import IPREC, iprec_chart
+        from polars_rankmetrics.comparisons.plot import IPREC, iprec_curves
 
         per_query = evaluate_runs(
             qrels, run_paths, [IPREC], run_columns, args.queries, depth=args.depth,
             show=False if args.quiet else None,
         )  # fmt: skip
         missing = args.missing if args.queries == "run" else "zero"
-        return iprec_chart(per_query, missing=missing, title=args.title)
+        return iprec_curves(per_query, missing=missing, title=args.title)
     rankings = curve_rankings(
         qrels, run_paths, run_columns, depth=args.depth, show=False if args.quiet else None
     )

@@ -233,7 +233,7 @@ IPREC = "iprec_at_recall"
 """trec_eval's 11-point interpolated precision: ``iprec_at_recall_0.00`` to ``_1.00``."""
 
 
-def iprec_chart(
+def iprec_curves(
     per_query: pl.DataFrame, *, missing: str = "zero", title: str | None = None
 ) -> altair.Chart:
     """trec_eval's ``iprec_at_recall`` curves: the means of ``rm.evaluate``'s per-query values.
