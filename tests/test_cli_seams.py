@@ -126,7 +126,7 @@ def test_fuse_defaults_agree_and_fused_runs_cut_to_a_depth(
     assert cut.group_by("column_0").len()["len"].max() == 1
     assert cut.height == fused["query"].n_unique()
     code, _, err = _run(["fuse", *runs, "--queries", "run", "-o", str(output)], capsys)
-    assert code == 2 and "--queries cannot be used with fuse" in err
+    assert code == 2 and "--queries cannot be used with no --optimize" in err
 
 
 def test_agree_names_the_measure_runs_and_counts(

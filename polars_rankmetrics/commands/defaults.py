@@ -67,9 +67,7 @@ DEFAULTS: dict[str, dict[str, Entry]] = {
         "quiet": Default(False, "off"),
     },
     "fuse": {
-        "queries": Refused(
-            "fuse writes a run and evaluates none (--optimize scores every query of its qrels)"
-        ),
+        "queries": Default("qrels", "qrels (of --optimize; refused without it)"),
         "depth": Default(None, EVERY_DOCUMENT),
         "output": Default(None, "required (TREC; .parquet by suffix; - for stdout)"),
         "quiet": Default(False, "off"),

@@ -139,7 +139,8 @@ def add_compare_options(parser: argparse.ArgumentParser) -> None:
         "--n-resamples",
         type=int,
         default=10_000,
-        help="resamples of the randomization and bootstrap tests and intervals",
+        help="resamples of the randomization and bootstrap tests and of the bootstrap "
+        "intervals (--ci, and the CSV and JSON rows)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the resampling")
     parser.add_argument(

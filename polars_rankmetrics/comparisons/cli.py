@@ -305,11 +305,14 @@ def refuse_unused_options(args: argparse.Namespace, output_format: str) -> None:
     rule = f"--queries {args.queries}"
     rules = [("--missing", "missing", args.queries != "run", f"{rule} (it is for --queries run)")]
     if args.command == "compare":
-        test = f"--test {args.test} (it does not resample)"
+        # The intervals are bootstrap ones: shown by --ci, and in every CSV or JSON row.
+        intervals = not args.all_pairs and (args.ci or output_format in ("csv", "json"))
+        resampled = args.test in RESAMPLING_TESTS or intervals
+        test = f"--test {args.test} and no interval shown (nothing is resampled)"
         table = f"--format {output_format} (the frame holds every value)"
         rules += [
-            ("--n-resamples", "n_resamples", args.test not in RESAMPLING_TESTS, test),
-            ("--seed", "seed", args.test not in RESAMPLING_TESTS, test),
+            ("--n-resamples", "n_resamples", not resampled, test),
+            ("--seed", "seed", not resampled, test),
             ("--latex-rules", "latex_rules", output_format != "latex", f"--format {output_format}"),
             ("--markers", "markers", output_format in ("csv", "json"), table),
             ("--p-values", "p_values", output_format in ("csv", "json"), table),

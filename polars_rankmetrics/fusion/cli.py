@@ -88,6 +88,8 @@ def run_fuse(args: argparse.Namespace) -> int:
                 ("--metric", "metric", args.optimize is None, "no --optimize (it is what "
                  "--optimize maximises)"),
                 ("--run-id", "run_id", parquet, "a parquet output (it has no run id column)"),
+                ("--queries", "queries", args.optimize is None, "no --optimize (it is the "
+                 "query set of --optimize's means)"),
             ],
         )  # fmt: skip
         runs = [str(path) for path in args.runs]
@@ -105,7 +107,12 @@ def run_fuse(args: argparse.Namespace) -> int:
                 msg = "--optimize searches the weights: drop --weights"
                 raise CommandError(msg)
             best = optimize_fusion(
-                args.optimize, runs, method=args.method, norm=norm, metric=args.metric
+                args.optimize,
+                runs,
+                method=args.method,
+                norm=norm,
+                metric=args.metric,
+                queries=args.queries,
             )
             assert isinstance(best, dict)
             shown = ", ".join(f"{name}={value}" for name, value in best.items())
@@ -207,6 +214,7 @@ def add_subcommand(subcommands: Any) -> None:
             "output": "the fused run: a TREC file, parquet for .parquet/.pq, or - for stdout",
             "depth": "keep the fused run's top N documents per query (trec_eval's order)",
             "quiet": "no message on standard error but errors (the best values of --optimize)",
+            "queries": "the queries --optimize's means cover, as rankmetrics compare --queries",
         },
     )
     parser.set_defaults(run=run_fuse)
