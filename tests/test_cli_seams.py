@@ -210,3 +210,19 @@ def test_rm_fuse_takes_the_depth_of_the_command_line(tmp_path: Path) -> None:
     assert cut.equals(whole.group_by("query", maintain_order=True).head(1))
     with pytest.raises(ValueError, match="`depth` must be None or an integer >= 1"):
         rm.fuse(runs, depth=0)
+
+
+def test_per_query_curves_follow_the_query_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = _files(tmp_path)
+    chart = tmp_path / "curves.json"
+    common = ["plot", files["qrels"], files["bm25"], "-o", str(chart), "--per-query", "bm25"]
+    code, _, err = _run(common, capsys)  # --queries trec_eval: bm25 lacks query 3
+    assert code == 2 and "(1 such query)" in err
+    curves = {}
+    for rule in ("run", "qrels"):
+        assert _run([*common, "--queries", rule], capsys)[0] == 0
+        data = pl.DataFrame(next(iter(json.loads(chart.read_text())["datasets"].values())))
+        curves[rule] = sorted(data["query"].unique().to_list())
+    assert curves == {"run": ["1", "2"], "qrels": ["1", "2", "3"]}  # qrels: 3 as zeros

@@ -384,13 +384,16 @@ def curve_rankings(
     run_paths: Sequence[Path],
     columns: dict[str, str] | None = None,
     *,
+    queries: QuerySet = "qrels",
     depth: int | None = None,
     show: bool | None = None,
 ) -> pl.DataFrame:
     """Every run joined with the qrels, stacked: ``system, query, doc, score, relevance``.
 
-    Every query of the qrels is kept for every run, so a run that misses a
-    query draws a curve of zeros for it, as it scores 0 in a comparison.
+    Each run keeps the queries of the ``--queries`` rule (as :func:`evaluate_run`:
+    under ``trec_eval`` a qrels query the run lacks is an error), so a run that
+    misses one of them draws a curve of zeros for it, as it scores 0 in a
+    comparison.
     """
     read = []
     with progress("Reading runs", len(run_paths), show=show) as bar:
@@ -398,14 +401,14 @@ def curve_rankings(
             read.append(read_run(path, columns, depth))
             bar.advance()
     names = system_names([name for name, _ in read], run_paths)
-    return pl.concat(
-        [
-            judged_rankings(run, qrels, every_qrels_query=True).select(
-                pl.lit(name).alias("system"), pl.all()
-            )
-            for name, (_, run) in zip(names, read, strict=True)
-        ]
-    )
+    stacked = []
+    for name, path, (_, run) in zip(names, run_paths, read, strict=True):
+        kept, missing = restrict_qrels(qrels, run.get_column("query").unique(), queries, 1)
+        if missing and queries == "trec_eval":
+            raise CommandError(f"{path}: {missing_message(missing, '--queries qrels')}")
+        joined = judged_rankings(run, kept, every_qrels_query=True)
+        stacked.append(joined.select(pl.lit(name).alias("system"), pl.all()))
+    return pl.concat(stacked)
 
 
 def build_chart(args: argparse.Namespace, qrels: pl.DataFrame, run_paths: list[Path]) -> Any:
@@ -444,7 +447,12 @@ def build_chart(args: argparse.Namespace, qrels: pl.DataFrame, run_paths: list[P
         missing = args.missing if args.queries == "run" else "zero"
         return iprec_curves(per_query, missing=missing, title=args.title)
     rankings = curve_rankings(
-        qrels, run_paths, run_columns, depth=args.depth, show=False if args.quiet else None
+        qrels,
+        run_paths,
+        run_columns,
+        queries=args.queries,
+        depth=args.depth,
+        show=False if args.quiet else None,
     )
     if args.per_query is not None:
         rankings = rankings.filter(pl.col("system") == args.per_query)
