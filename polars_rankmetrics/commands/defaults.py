@@ -67,9 +67,7 @@ DEFAULTS: dict[str, dict[str, Entry]] = {
         "quiet": Default(False, "off"),
     },
     "fuse": {
-        "queries": Refused(
-            "fuse writes a run and evaluates none (--optimize scores every query of its qrels)"
-        ),
+        "queries": Default("qrels", "qrels (of --optimize; refused without it)"),
         "depth": Default(None, EVERY_DOCUMENT),
         "output": Default(None, "required (TREC; .parquet by suffix; - for stdout)"),
         "quiet": Default(False, "off"),
@@ -84,9 +82,7 @@ DEFAULTS: dict[str, dict[str, Entry]] = {
         "quiet": Default(False, "off"),
     },
     "repro": {
-        "queries": Refused(
-            "repro pairs the two runs on the qrels' queries, as repro_eval does"
-        ),
+        "queries": Refused("repro pairs the two runs on the qrels' queries, as repro_eval does"),
         "depth": Default(1000, "1000 (repro_eval's)"),
         "output": Default(None, "standard output"),
         "quiet": Refused("repro draws no progress bar and writes only errors on standard error"),

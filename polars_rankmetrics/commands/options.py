@@ -165,11 +165,36 @@ def _add_taken(
             dest="quiet",
             action="store_true",
             help=(
-                text or "no progress bar (it is drawn on standard error only when that is a "
-                "terminal)"
+                text
+                or "no progress bar (it is drawn on standard error only when that is a terminal)"
             )
             + shown,
         )
+
+
+def remember_defaults(parser: argparse.ArgumentParser) -> None:
+    """Keep the parser's option defaults in its namespace, for :func:`refuse_unused`."""
+    defaults = {a.dest: a.default for a in parser._actions if a.option_strings}
+    parser.set_defaults(option_defaults=defaults)
+
+
+def given(args: argparse.Namespace, dest: str) -> bool:
+    """Whether the option ``dest`` was given a value other than its default."""
+    defaults: dict[str, object] = getattr(args, "option_defaults", {})
+    return dest in defaults and getattr(args, dest) != defaults[dest]
+
+
+def refuse_unused(args: argparse.Namespace, rules: Sequence[tuple[str, str, bool, str]]) -> None:
+    """Refuse an option given where it would change nothing: ``FLAG cannot be used with ...``.
+
+    Each rule is ``(flag, dest, unused, what)``: when ``unused`` and the option
+    was given (:func:`given`), the error names the option and ``what`` makes it
+    unused, so that no option is silently ignored.
+    """
+    for flag, dest, unused, what in rules:
+        if unused and given(args, dest):
+            msg = f"{flag} cannot be used with {what}"
+            raise CommandError(msg)
 
 
 def format_by_suffix(output: str | None, formats: Mapping[str, str], default: str) -> str:

@@ -71,7 +71,8 @@ def add_common(parser: argparse.ArgumentParser, subcommand: str = "compare") -> 
     parser.add_argument(
         "--run-columns",
         metavar="ROLE=NAME,...",
-        help="the runs' columns where not the usual names, e.g. score=sim (default: the usual names)",
+        help="the runs' columns where not the usual names, e.g. score=sim "
+        "(default: the usual names)",
     )
     parser.add_argument(
         "--baseline", help="the system the others are compared with (default: the first run)"
@@ -138,7 +139,8 @@ def add_compare_options(parser: argparse.ArgumentParser) -> None:
         "--n-resamples",
         type=int,
         default=10_000,
-        help="resamples of the randomization and bootstrap tests and intervals",
+        help="resamples of the randomization and bootstrap tests and of the bootstrap "
+        "intervals (--ci, and the CSV and JSON rows)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the resampling")
     parser.add_argument(

@@ -31,6 +31,15 @@ from typing import Any
 import polars as pl
 
 from polars_rankmetrics._progress import progress
+from polars_rankmetrics.commands import reading
+from polars_rankmetrics.commands.options import (
+    CommandError,
+    fail,
+    one_stdin,
+    refuse_unused,
+    remember_defaults,
+)
+from polars_rankmetrics.commands.reading import read_qrels, system_names
 from polars_rankmetrics.comparisons.arguments import (
     TEST_NAMES,
     DefaultsFormatter,
@@ -49,12 +58,9 @@ from polars_rankmetrics.comparisons.output import (
 from polars_rankmetrics.comparisons.pairs_cli import (
     all_pairs_report,
     check_baseline_correction,
-    with_query_note,
     check_baseline_test,
+    with_query_note,
 )
-from polars_rankmetrics.commands import reading
-from polars_rankmetrics.commands.options import CommandError, fail, one_stdin
-from polars_rankmetrics.commands.reading import read_qrels, system_names
 from polars_rankmetrics.evaluation import evaluate
 from polars_rankmetrics.evaluation.query_sets import QuerySet, missing_message, restrict_qrels
 
@@ -290,6 +296,44 @@ def _columns(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, str]]:
     return qrels, parse_columns(args.run_columns, "--run-columns")
 
 
+RESAMPLING_TESTS = ("randomization", "bootstrap", "randomised-tukey")
+"""The tests that resample (``--n-resamples``, ``--seed``)."""
+
+
+def refuse_unused_options(args: argparse.Namespace, output_format: str) -> None:
+    """Refuse ``compare``'s and ``plot``'s options where they would change nothing."""
+    rule = f"--queries {args.queries}"
+    rules = [("--missing", "missing", args.queries != "run", f"{rule} (it is for --queries run)")]
+    if args.command == "compare":
+        # The intervals are bootstrap ones: shown by --ci, and in every CSV or JSON row.
+        intervals = not args.all_pairs and (args.ci or output_format in ("csv", "json"))
+        resampled = args.test in RESAMPLING_TESTS or intervals
+        test = f"--test {args.test} and no interval shown (nothing is resampled)"
+        table = f"--format {output_format} (the frame holds every value)"
+        rules += [
+            ("--n-resamples", "n_resamples", not resampled, test),
+            ("--seed", "seed", not resampled, test),
+            ("--latex-rules", "latex_rules", output_format != "latex", f"--format {output_format}"),
+            ("--markers", "markers", output_format in ("csv", "json"), table),
+            ("--p-values", "p_values", output_format in ("csv", "json"), table),
+            ("--ci", "ci", output_format in ("csv", "json"), table),
+        ]
+    else:
+        chart = "--delta (it draws one measure's per-query differences)"
+        rules += [
+            ("--kind", "kind", args.delta is not None, chart),
+            ("--per-query", "per_query", args.delta is not None, chart),
+            ("--baseline", "baseline", args.delta is None, "PR curves (it is for --delta)"),
+            (
+                "--scale",
+                "scale",
+                not args.output.lower().endswith(".png"),
+                "a chart that is not PNG",
+            ),
+        ]
+    refuse_unused(args, rules)
+
+
 def run_compare(args: argparse.Namespace) -> int:
     """``rankmetrics compare``: print or write a results table with significance markers."""
     try:
@@ -300,6 +344,7 @@ def run_compare(args: argparse.Namespace) -> int:
             args.ci,
             args.latex_rules == "booktabs",
         )
+        refuse_unused_options(args, layout.output_format)
         qrels_path, run_paths = _paths(args)
         qrels_columns, run_columns = _columns(args)
         qrels = read_qrels(qrels_path, qrels_columns)
@@ -339,27 +384,31 @@ def curve_rankings(
     run_paths: Sequence[Path],
     columns: dict[str, str] | None = None,
     *,
+    queries: QuerySet = "qrels",
+    depth: int | None = None,
     show: bool | None = None,
 ) -> pl.DataFrame:
     """Every run joined with the qrels, stacked: ``system, query, doc, score, relevance``.
 
-    Every query of the qrels is kept for every run, so a run that misses a
-    query draws a curve of zeros for it, as it scores 0 in a comparison.
+    Each run keeps the queries of the ``--queries`` rule (as :func:`evaluate_run`:
+    under ``trec_eval`` a qrels query the run lacks is an error), so a run that
+    misses one of them draws a curve of zeros for it, as it scores 0 in a
+    comparison.
     """
     read = []
     with progress("Reading runs", len(run_paths), show=show) as bar:
         for path in run_paths:
-            read.append(read_run(path, columns))
+            read.append(read_run(path, columns, depth))
             bar.advance()
     names = system_names([name for name, _ in read], run_paths)
-    return pl.concat(
-        [
-            judged_rankings(run, qrels, every_qrels_query=True).select(
-                pl.lit(name).alias("system"), pl.all()
-            )
-            for name, (_, run) in zip(names, read, strict=True)
-        ]
-    )
+    stacked = []
+    for name, path, (_, run) in zip(names, run_paths, read, strict=True):
+        kept, missing = restrict_qrels(qrels, run.get_column("query").unique(), queries, 1)
+        if missing and queries == "trec_eval":
+            raise CommandError(f"{path}: {missing_message(missing, '--queries qrels')}")
+        joined = judged_rankings(run, kept, every_qrels_query=True)
+        stacked.append(joined.select(pl.lit(name).alias("system"), pl.all()))
+    return pl.concat(stacked)
 
 
 def build_chart(args: argparse.Namespace, qrels: pl.DataFrame, run_paths: list[Path]) -> Any:
@@ -388,7 +437,23 @@ def build_chart(args: argparse.Namespace, qrels: pl.DataFrame, run_paths: list[P
     if args.kind == "exact" and args.per_query is None:
         msg = "--kind exact draws one ranking per curve: add --per-query SYSTEM"
         raise CommandError(msg)
-    rankings = curve_rankings(qrels, run_paths, run_columns, show=False if args.quiet else None)
+    if args.kind == "interpolated" and args.per_query is None:
+        from polars_rankmetrics.comparisons.plot import IPREC, iprec_curves
+
+        per_query = evaluate_runs(
+            qrels, run_paths, [IPREC], run_columns, args.queries, depth=args.depth,
+            show=False if args.quiet else None,
+        )  # fmt: skip
+        missing = args.missing if args.queries == "run" else "zero"
+        return iprec_curves(per_query, missing=missing, title=args.title)
+    rankings = curve_rankings(
+        qrels,
+        run_paths,
+        run_columns,
+        queries=args.queries,
+        depth=args.depth,
+        show=False if args.quiet else None,
+    )
     if args.per_query is not None:
         rankings = rankings.filter(pl.col("system") == args.per_query)
         if rankings.is_empty():
@@ -409,6 +474,7 @@ def run_plot(args: argparse.Namespace) -> int:
     if output.suffix.lower() not in _CHART_FORMATS:
         return fail(f"-o: the file name must end in one of {', '.join(_CHART_FORMATS)}")
     try:
+        refuse_unused_options(args, "chart")
         qrels_path, run_paths = _paths(args)
         qrels = read_qrels(qrels_path, _columns(args)[0])
         chart = build_chart(args, qrels, run_paths)
@@ -439,6 +505,7 @@ def add_subcommand(subcommands: Any) -> None:
     add_common(compare_parser, "compare")
     add_compare_options(compare_parser)
     compare_parser.set_defaults(run=run_compare)
+    remember_defaults(compare_parser)
 
     plot_parser = subcommands.add_parser(
         "plot",
@@ -452,3 +519,4 @@ def add_subcommand(subcommands: Any) -> None:
     add_common(plot_parser, "plot")
     add_plot_options(plot_parser)
     plot_parser.set_defaults(run=run_plot)
+    remember_defaults(plot_parser)

@@ -25,9 +25,7 @@ FAMILY_TESTS = ("tukey", "tukey-two-way", "randomised-tukey")
 """The tests that hold the family-wise error rate themselves (no correction)."""
 
 
-def with_query_note(
-    text: str, comparison: pl.DataFrame, rule: str, lacking: dict[str, int]
-) -> str:
+def with_query_note(text: str, comparison: pl.DataFrame, rule: str, lacking: dict[str, int]) -> str:
     """The table's query-set line with the rule that chose the queries, and what runs lacked."""
     from polars_rankmetrics.comparisons.report import query_count_line
 
@@ -58,6 +56,8 @@ def refuse_unused_with_all_pairs(args: argparse.Namespace) -> None:
         if given:
             msg = f"{flag} cannot be used with --all-pairs: {reason}"
             raise ValueError(msg)
+
+
 def check_baseline_test(test: str) -> str:
     """Refuse, with a message naming ``--all-pairs``, a test that needs all pairs."""
     if test not in TEST_NAMES:

@@ -109,7 +109,7 @@ def pairs_table(
     | a | bm25 | 0.300 |
     | b | dense | 0.425<sup>a</sup> |
     | c | hybrid | **0.625**<sup>ab</sup> |
-    >>> text.splitlines()[-1].endswith("(two-way Tukey HSD test) at level 0.05. Means over 4 queries.")
+    >>> text.splitlines()[-1].endswith("at level 0.05. Means over 4 queries.")
     True
     """
     check_choice(format, "format", PairsFormat)

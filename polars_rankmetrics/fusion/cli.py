@@ -27,6 +27,8 @@ from polars_rankmetrics.commands.options import (
     DefaultsFormatter,
     add_shared_options,
     fail,
+    refuse_unused,
+    remember_defaults,
 )
 from polars_rankmetrics.fusion.batched import PARQUET_SUFFIXES, sink_fused, sink_one, trec_lines
 from polars_rankmetrics.fusion.fuse import NORMALIZATIONS, TRAINED, fuse
@@ -61,17 +63,9 @@ def parse_weights(text: str | None) -> list[float] | None:
     return [float(_number(part.strip(), "--weights")) for part in text.split(",")]
 
 
-def write_fused(
-    fused: pl.DataFrame | pl.LazyFrame, output: str, run_id: str, depth: int | None = None
-) -> None:
-    """Write the fused run to ``output`` (TREC, or parquet by extension) through a rename.
-
-    With ``depth``, only each query's top ``depth`` documents (the fused run is
-    in trec_eval's order: score descending, ties by document id descending).
-    """
+def write_fused(fused: pl.DataFrame | pl.LazyFrame, output: str, run_id: str) -> None:
+    """Write the fused run to ``output`` (TREC, or parquet by extension) through a rename."""
     lazy = fused.lazy()
-    if depth is not None:
-        lazy = lazy.filter(pl.int_range(pl.len()).over("query") < depth)
     if output == "-":
         text = trec_lines(lazy, run_id).collect().write_csv(separator=" ", include_header=False)
         sys.stdout.write(text)
@@ -87,6 +81,17 @@ def write_fused(
 def run_fuse(args: argparse.Namespace) -> int:
     """``rankmetrics fuse``: fuse the runs and write the result."""
     try:
+        parquet = Path(args.output).suffix.lower() in PARQUET_SUFFIXES
+        refuse_unused(
+            args,
+            [
+                ("--metric", "metric", args.optimize is None, "no --optimize (it is what "
+                 "--optimize maximises)"),
+                ("--run-id", "run_id", parquet, "a parquet output (it has no run id column)"),
+                ("--queries", "queries", args.optimize is None, "no --optimize (it is the "
+                 "query set of --optimize's means)"),
+            ],
+        )  # fmt: skip
         runs = [str(path) for path in args.runs]
         for path in runs:
             if path != "-" and not Path(path).is_file():
@@ -102,7 +107,12 @@ def run_fuse(args: argparse.Namespace) -> int:
                 msg = "--optimize searches the weights: drop --weights"
                 raise CommandError(msg)
             best = optimize_fusion(
-                args.optimize, runs, method=args.method, norm=norm, metric=args.metric
+                args.optimize,
+                runs,
+                method=args.method,
+                norm=norm,
+                metric=args.metric,
+                queries=args.queries,
             )
             assert isinstance(best, dict)
             shown = ", ".join(f"{name}={value}" for name, value in best.items())
@@ -126,8 +136,10 @@ def run_fuse(args: argparse.Namespace) -> int:
                 run_id=run_id, batch_rows=args.batch_rows, **params,
             )  # fmt: skip
             return 0
-        fused = fuse(runs, method=args.method, norm=norm, weights=weights, **params)
-        write_fused(fused, args.output, run_id, args.depth)
+        fused = fuse(
+            runs, method=args.method, norm=norm, weights=weights, depth=args.depth, **params
+        )
+        write_fused(fused, args.output, run_id)
     except (CommandError, ValueError, OSError, pl.exceptions.PolarsError) as error:
         return fail(error if str(error) else type(error).__name__)
     return 0
@@ -202,6 +214,8 @@ def add_subcommand(subcommands: Any) -> None:
             "output": "the fused run: a TREC file, parquet for .parquet/.pq, or - for stdout",
             "depth": "keep the fused run's top N documents per query (trec_eval's order)",
             "quiet": "no message on standard error but errors (the best values of --optimize)",
+            "queries": "the queries --optimize's means cover, as rankmetrics compare --queries",
         },
     )
     parser.set_defaults(run=run_fuse)
+    remember_defaults(parser)

@@ -110,7 +110,7 @@ def _qrels_first(path: str) -> pl.DataFrame:
             raise
         msg = (
             f"repro takes the qrels first: rankmetrics repro QRELS ORIG_RUN REPRO_RUN "
-            f"({path} is a run; the qrels came last before version 0.9)"
+            f"({path} is a run: the qrels no longer come last)"
         )
         raise CommandError(msg) from None
 
