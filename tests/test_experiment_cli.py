@@ -82,6 +82,8 @@ def test_a_report_that_cannot_be_written_is_refused_before_any_work(
     assert "must end in one of" in capsys.readouterr().err
     assert main(_argv(trec_eval_dir, "--html", str(tmp_path / "r.html"), "--p-values")) == 2
     assert "--p-values cannot be used with the HTML report" in capsys.readouterr().err
+    assert main(_argv(trec_eval_dir, "--html", str(tmp_path / "r.html"), "--seed", "3")) == 2
+    assert "--seed cannot be used with --test t" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
 
 

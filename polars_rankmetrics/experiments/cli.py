@@ -12,7 +12,9 @@ experiment's. As the command always has, it compares every run with the first
 (or ``--baseline``) unless ``--all-pairs``. A report whose folder does not
 exist is refused before any run is read. The table's own styling options
 (``--format``, ``--markers``, ``--p-values``, ``--ci``, ``--latex-rules``) are
-for the table alone and are refused with a report.
+for the table alone and are refused with a report, as are ``--missing`` off
+``--queries run`` and ``--seed``/``--n-resamples`` with a test that does not
+resample: no option is silently ignored.
 """
 
 from __future__ import annotations
@@ -21,9 +23,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from polars_rankmetrics.commands.options import CommandError, fail, one_stdin
-from polars_rankmetrics.comparisons.cli import parse_columns
-from polars_rankmetrics.comparisons.output import DEFAULT_MARKERS, warn_if_few_queries
+from polars_rankmetrics.commands.options import (
+    CommandError,
+    fail,
+    one_stdin,
+    refuse_unused,
+    remember_defaults,
+)
+from polars_rankmetrics.comparisons.cli import RESAMPLING_TESTS, parse_columns
+from polars_rankmetrics.comparisons.output import warn_if_few_queries
 
 REPORT_SUFFIXES = (".html", ".htm")
 """The suffixes of ``-o`` that ask for the HTML report."""
@@ -35,7 +43,7 @@ _TABLE_ONLY = {
     "ci": "--ci",
     "latex_rules": "--latex-rules",
 }
-_TABLE_DEFAULTS = {"format": None, "markers": DEFAULT_MARKERS, "p_values": False, "ci": False}
+"""The plain table's styling options, refused beside the report."""
 
 
 def report_path(args: argparse.Namespace) -> str | None:
@@ -52,16 +60,22 @@ def report_path(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _refuse_table_options(args: argparse.Namespace) -> None:
-    for name, flag in _TABLE_ONLY.items():
-        value = getattr(args, name)
-        default = _TABLE_DEFAULTS.get(name, "hline")
-        if value != default:
-            msg = (
-                f"{flag} cannot be used with the HTML report (--html, or -o FILE.html): "
-                "the report and the table beside it are the experiment's"
-            )
-            raise CommandError(msg)
+def _refuse_unused(args: argparse.Namespace) -> None:
+    """Refuse, naming it, an option that would change nothing beside the report."""
+    report = (
+        "the HTML report (--html, or -o FILE.html): the report and the table beside it "
+        "are the experiment's"
+    )
+    rules = [(flag, dest, True, report) for dest, flag in _TABLE_ONLY.items()]
+    resampled = args.test in RESAMPLING_TESTS
+    nothing = f"--test {args.test} (nothing is resampled; the report's intervals are Student's t)"
+    rules += [
+        ("--missing", "missing", args.queries != "run", f"--queries {args.queries} (it is for "
+         "--queries run)"),
+        ("--n-resamples", "n_resamples", not resampled, nothing),
+        ("--seed", "seed", not resampled, nothing),
+    ]  # fmt: skip
+    refuse_unused(args, rules)
 
 
 def experiment_from_args(args: argparse.Namespace) -> Any:
@@ -99,7 +113,7 @@ def run_report(args: argparse.Namespace, html: str) -> int:
     from polars_rankmetrics.experiments.report import check_path
 
     try:
-        _refuse_table_options(args)
+        _refuse_unused(args)
         check_path(html)  # a missing folder or a wrong suffix: refused before any work
         table = None if args.output in (None, html) else args.output
         if table is not None:
@@ -126,6 +140,7 @@ def add_subcommand(subcommands: Any) -> None:
         "-o FILE.html does the same); the table beside it is then the experiment's "
         "(default: no report)",
     )
+    remember_defaults(compare)  # --html among them
     table_only = compare.get_default("run")
 
     def run(args: argparse.Namespace) -> int:
