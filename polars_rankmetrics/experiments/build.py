@@ -149,17 +149,24 @@ def read_inputs(
     subtopics: bool,
     qrels_columns: Mapping[str, str] | None,
     run_columns: Mapping[str, str] | None,
-) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
-    """The qrels and every run, read once, each error naming the run."""
+) -> tuple[pl.DataFrame, list[pl.DataFrame], list[str]]:
+    """The qrels and every run, read once, each error naming the run; and the runs' ids.
+
+    A run's id is that of its last row, as :func:`evaluate` reports it ('' without
+    one); the column itself is dropped (a string a row, held for every run).
+    """
     qrels_frame = read_qrels(qrels, qrels_columns, subtopics=subtopics)
-    frames = []
+    frames, run_ids = [], []
     for run in runs:
         try:
-            frames.append(read_run(run.source, run_columns))
+            frame = read_run(run.source, run_columns)
         except (ValueError, FileNotFoundError) as error:
             msg = f"`runs`: run {run.name!r}: {error}"
             raise ValueError(msg) from None
-    return qrels_frame, frames
+        last = frame.get_column("run_id")[-1] if "run_id" in frame.columns else None
+        run_ids.append("" if last is None else str(last))
+        frames.append(frame.drop("run_id", strict=False))
+    return qrels_frame, frames, run_ids
 
 
 def _queries_of(frame: pl.DataFrame) -> pl.Series:
@@ -384,19 +391,22 @@ def curves(
 
 
 def runs_frame(
-    runs: Sequence[NamedRun], evaluations: Sequence[Any], lacking: Mapping[str, list[str]]
+    runs: Sequence[NamedRun],
+    run_ids: Sequence[str],
+    evaluations: Sequence[Any],
+    lacking: Mapping[str, list[str]],
 ) -> pl.DataFrame:
     """One row per run: its name, source, run id and query counts, and the queries it lacks."""
     rows = [
         {
             "system": run.name,
             "source": run.described,
-            "run_id": evaluation.run_id,
+            "run_id": run_id,
             "n_queries": evaluation.n_queries,
             "missing_queries": evaluation.missing_queries,
             "ignored_queries": evaluation.ignored_queries,
             "lacking": lacking[run.name],
         }
-        for run, evaluation in zip(runs, evaluations, strict=True)
+        for run, run_id, evaluation in zip(runs, run_ids, evaluations, strict=True)
     ]
     return pl.DataFrame(rows, schema=RUNS_SCHEMA)

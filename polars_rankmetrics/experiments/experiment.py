@@ -250,7 +250,7 @@ def experiment(
     if baseline is not None and str(baseline) not in systems:
         msg = f"`baseline`: {baseline!r} is not a run; the runs are {systems}"
         raise ValueError(msg)
-    qrels_frame, frames = build.read_inputs(
+    qrels_frame, frames, run_ids = build.read_inputs(
         qrels, named, subtopics=subtopics, qrels_columns=qrels_columns, run_columns=run_columns
     )
     lacking = build.check_queries(qrels_frame, systems, frames, options)
@@ -283,6 +283,6 @@ def experiment(
         tests=build.test_pairs(per_query, systems, columns, chosen, options),
         win_tie_loss=build.win_tie_loss(per_query, systems, columns, reference, options.missing),
         curves=build.curves(stacked, systems, build.curve_columns(), options.missing),
-        runs=build.runs_frame(named, evaluations, lacking),
+        runs=build.runs_frame(named, run_ids, evaluations, lacking),
         settings=settings,
     )
