@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from polars_rankmetrics.comparisons.report import latex_table, markdown_table
     from polars_rankmetrics.evaluation import judged_frame, subtopic_lists
     from polars_rankmetrics.evaluation.evaluate import Evaluation, evaluate
+    from polars_rankmetrics.experiments import Experiment, experiment
     from polars_rankmetrics.fusion import (
         borda_norm,
         borda_points,
@@ -171,6 +172,8 @@ _LAZY = {
     "rbo": "polars_rankmetrics.meta_evaluation.rbo",
     "rbo_runs": "polars_rankmetrics.meta_evaluation.rbo",
     "evaluate_parquet": "polars_rankmetrics.parquet",
+    "Experiment": "polars_rankmetrics.experiments",
+    "experiment": "polars_rankmetrics.experiments",
     **dict.fromkeys(
         ("Evaluation", "evaluate", "judged_frame", "subtopic_lists"),
         "polars_rankmetrics.evaluation",
@@ -249,6 +252,7 @@ _SUBMODULES = frozenset(
         "demo",
         "engine",
         "evaluation",
+        "experiments",
         "fusion",
         "measures",
         "meta_evaluation",
@@ -277,6 +281,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "Evaluation",
+    "Experiment",
     "alpha_dcg_at_k",
     "alpha_ndcg_at_k",
     "anova",
@@ -301,6 +306,7 @@ __all__ = [
     "err_ia_at_k",
     "evaluate",
     "evaluate_parquet",
+    "experiment",
     "f_beta_at_k",
     "fall_out",
     "fleiss_kappa",

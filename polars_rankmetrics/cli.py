@@ -7,6 +7,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from polars_rankmetrics._version import __version__
 
@@ -16,6 +17,7 @@ SUBCOMMANDS = (
     "polars_rankmetrics.comparisons.cli",
     "polars_rankmetrics.meta_evaluation.cli",
     "polars_rankmetrics.fusion.cli",
+    "polars_rankmetrics.experiments.cli",  # after comparisons.cli: adds --html to compare
 )
 """The modules that add a subcommand, in the order of ``--help``; imported when the
 command line is parsed, so that ``rankmetrics trec-eval`` imports only its own."""
@@ -50,6 +52,13 @@ def _dispatch(arguments: list[str]) -> int:
         from polars_rankmetrics.trec import cli as trec_cli
 
         return trec_cli.run(arguments[1:])
+    args = build_parser().parse_args(arguments)
+    exit_code: int = args.run(args)
+    return exit_code
+
+
+def build_parser() -> Any:
+    """The ``rankmetrics`` parser with every subcommand (``trec-eval``'s own options aside)."""
     import argparse  # here: trec-eval's start-up does without it
 
     parser = argparse.ArgumentParser(
@@ -60,9 +69,7 @@ def _dispatch(arguments: list[str]) -> int:
     # Each module adds its own subcommand and sets `run` as the parser's default.
     for name in SUBCOMMANDS:
         importlib.import_module(name).add_subcommand(subcommands)
-    args = parser.parse_args(arguments)
-    exit_code: int = args.run(args)
-    return exit_code
+    return parser
 
 
 if __name__ == "__main__":

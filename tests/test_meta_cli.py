@@ -46,7 +46,7 @@ def test_agree_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 def test_repro_prints_the_measures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     files = _files(tmp_path)
-    arguments = [str(files["bm25"]), str(files["dense"]), str(files["human"])]
+    arguments = [str(files["human"]), str(files["bm25"]), str(files["dense"])]
     assert main(["repro", *arguments, "--measures", "AP,P@5"]) == 0
     printed = capsys.readouterr().out.splitlines()
     result = reproduce(
@@ -54,7 +54,8 @@ def test_repro_prints_the_measures(tmp_path: Path, capsys: pytest.CaptureFixture
     )
     assert float(printed[0].split("\t")[1]) == pytest.approx(result.summary["ktu"][0], abs=5e-7)
     assert float(printed[1].split("\t")[1]) == pytest.approx(result.summary["rbo"][0], abs=5e-7)
-    rows = [line.split("\t") for line in printed[3:]]
+    assert printed[2] == "queries\t5"
+    rows = [line.split("\t") for line in printed[4:-1]]
     assert rows[0] == ["measure", "rmse", "nrmse", "p_value"]
     assert [row[0] for row in rows[1:]] == ["AP", "P@5"]
     assert float(rows[1][1]) == pytest.approx(result.per_measure["rmse"][0], abs=5e-7)
@@ -67,9 +68,9 @@ def test_repro_prints_the_measures(tmp_path: Path, capsys: pytest.CaptureFixture
         (["agree", "{human}", "{disjoint}"], "no (query, doc) pair in common"),
         (["agree", "{human}", "{llm}", "{bm25}"], "one run only"),
         (["agree", "{human}", "{llm}", "{bm25}", "{dense}", "--measure", "nope"], "nope"),
-        (["repro", "{bm25}", "{duplicated}", "{human}"], "more than once"),
-        (["repro", "{bm25}", "{dense}", "{human}", "--p", "1.5"], "`p` must be"),
-        (["repro", "{bm25}", "{empty}", "{human}"], "empty"),
+        (["repro", "{human}", "{bm25}", "{duplicated}"], "more than once"),
+        (["repro", "{human}", "{bm25}", "{dense}", "--p", "1.5"], "`p` must be"),
+        (["repro", "{human}", "{bm25}", "{empty}"], "empty"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(

@@ -88,7 +88,9 @@ def test_curve_chart_spec_axes_legend_and_title() -> None:
         "title": "System",
         "sort": None,
     }
-    assert spec["title"] == "11-point interpolated precision-recall, mean over 6 queries"
+    assert spec["title"] == (
+        "11-point interpolated precision-recall (textbook interpolation), mean over 6 queries"
+    )
 
 
 def test_exact_per_query_curves_equal_scikit_learn() -> None:

@@ -1121,3 +1121,25 @@ def fusion_expressions(block: Block, context: Context) -> None:
     expected = _rrf_slow({"bm25": bm25, "dense": dense})
     assert got.keys() == expected.keys()
     assert [got[key] for key in expected] == approx(list(expected.values()))
+
+
+# ---------------------------------------------------------------------------
+# Experiments (guide/experiments.md)
+
+
+@runs("guide/experiments.md: From three TREC files to a report #1")
+def experiment_from_three_files(block: Block, context: Context) -> None:
+    """Runs on the guide's seeded files: prints the table shown; means equal rm.evaluate's."""
+    from tests.test_experiment import write_example
+
+    write_example(context.tmp_path)
+    context.monkeypatch.chdir(context.tmp_path)
+    namespace, _ = execute(block, {})
+    assert block.output is not None
+    assert context.capsys.readouterr().out.strip() == block.output.strip()
+    assert (context.tmp_path / "report.html").read_text().startswith("<!DOCTYPE html>")
+    summary = namespace["result"].summary
+    for name in ("bm25", "dense", "hybrid"):
+        alone = rm.evaluate("qrels.txt", f"{name}.run", ["map", "ndcg_cut_10", "P_10"])
+        means = summary.filter(pl.col("system") == name)
+        assert means["mean"].to_list() == pytest.approx(list(alone.aggregate.row(0)), rel=1e-12)

@@ -94,7 +94,8 @@ def test_latex_table_bold_marker_and_escaping() -> None:
     assert r"better & \textbf{0.400}$^{\dagger}$ & \textbf{0.512} \\" in body
     assert r"worse & 0.200$^{\ddagger}$ & 0.450$^{\ddagger}$ \\" in body
     assert "\\caption{Runs on 50\\% of TREC-8\nBold: best per metric. $\\dagger$:" in text
-    assert "$\\ddagger$: significantly worse than the baseline.}" in body
+    assert "$\\ddagger$: significantly worse than the baseline." in body
+    assert "Means over 10 queries.}" in body  # the query-set line
     assert body[-2:] == [r"\label{tab:r}", r"\end{table}"]
 
 

@@ -7,7 +7,18 @@ from __future__ import annotations
 
 import argparse
 
+from polars_rankmetrics.commands.options import DefaultsFormatter, add_shared_options
 from polars_rankmetrics.comparisons.output import DEFAULT_MARKERS, FORMATS, MARKERS
+
+__all__ = [
+    "CORRECTION_NAMES",
+    "PAIR_TEST_NAMES",
+    "TEST_NAMES",
+    "DefaultsFormatter",
+    "add_common",
+    "add_compare_options",
+    "add_plot_options",
+]
 
 TEST_NAMES = {
     "t": "paired t-test",
@@ -40,17 +51,8 @@ CORRECTION_NAMES = {
 """``--correction``'s choices (only holm, bonferroni and none against one baseline)."""
 
 
-class DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Show each option's default, except where there is none (None, or a flag's False)."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.default is None or action.default is False:
-            return action.help
-        return super()._get_help_string(action)
-
-
-def add_common(parser: argparse.ArgumentParser) -> None:
-    """The inputs and options that ``compare`` and ``plot`` share."""
+def add_common(parser: argparse.ArgumentParser, subcommand: str = "compare") -> None:
+    """The inputs and options that ``compare`` and ``plot`` share (and the shared options)."""
     parser.add_argument(
         "qrels",
         help="qrels: a TREC qrels file (or .gz, or - for stdin) or parquet (query, doc, relevance)",
@@ -63,38 +65,36 @@ def add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--qrels-columns",
         metavar="ROLE=NAME,...",
-        help="the qrels' columns where not the usual names, e.g. query=topic,relevance=grade",
+        help="the qrels' columns where not the usual names, e.g. query=topic,relevance=grade "
+        "(default: the usual names)",
     )
     parser.add_argument(
         "--run-columns",
         metavar="ROLE=NAME,...",
-        help="the runs' columns where not the usual names, e.g. score=sim",
+        help="the runs' columns where not the usual names, e.g. score=sim "
+        "(default: the usual names)",
     )
     parser.add_argument(
         "--baseline", help="the system the others are compared with (default: the first run)"
-    )
-    parser.add_argument(
-        "--queries",
-        choices=["trec_eval", "run", "qrels", "relevant"],
-        default="trec_eval",
-        help=(
-            "the queries averaged, as rankmetrics trec-eval --queries: trec_eval (the qrels' "
-            "queries; a run missing one is an error, as in trec_eval 10), qrels (a missing "
-            "query scores 0, trec_eval -c), relevant (the qrels' queries with a relevant "
-            "document, missing ones 0), run (each run's judged queries; see --missing)"
-        ),
-    )
-    parser.add_argument(
-        "-q",
-        "--quiet",
-        action="store_true",
-        help="no progress bar (it is drawn on standard error only when that is a terminal)",
     )
     parser.add_argument(
         "--missing",
         choices=["zero", "drop"],
         default="zero",
         help="with --queries run: a query a run lacks scores 0, or is dropped for every run",
+    )
+    output = {
+        "compare": "write the table to FILE (atomically), not standard output; the format "
+        "follows its suffix (.md, .txt, .tex, .csv, .json, .html) unless --format",
+        "plot": "the chart's file: .png, .svg, .html or .json",
+    }
+    add_shared_options(
+        parser,
+        subcommand,
+        helps={
+            "output": output[subcommand],
+            "depth": "evaluate each run's top N documents per query (trec_eval's -M)",
+        },
     )
 
 
@@ -139,16 +139,10 @@ def add_compare_options(parser: argparse.ArgumentParser) -> None:
         "--n-resamples",
         type=int,
         default=10_000,
-        help="resamples of the randomization and bootstrap tests and intervals",
+        help="resamples of the randomization and bootstrap tests and of the bootstrap "
+        "intervals (--ci, and the CSV and JSON rows)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the resampling")
-    parser.add_argument(
-        "-o",
-        "--output",
-        metavar="FILE",
-        help="write the table to FILE (atomically), not standard output; the format "
-        "follows its extension (.md, .txt, .tex, .csv, .json) unless --format",
-    )
     parser.add_argument(
         "--format",
         choices=list(FORMATS),
@@ -187,17 +181,18 @@ def add_compare_options(parser: argparse.ArgumentParser) -> None:
 def add_plot_options(parser: argparse.ArgumentParser) -> None:
     """``plot``'s own options."""
     parser.add_argument(
-        "-o", dest="output", required=True, help="output file: .png, .svg, .html or .json"
-    )
-    parser.add_argument(
         "--kind",
         choices=["interpolated", "exact"],
         default="interpolated",
         help="11-point interpolated curves, or exact ones (with --per-query)",
     )
-    parser.add_argument("--per-query", metavar="SYSTEM", help="one curve per query of SYSTEM")
     parser.add_argument(
-        "--delta", metavar="MEASURE", help="per-query difference of MEASURE to the baseline"
+        "--per-query", metavar="SYSTEM", help="one curve per query of SYSTEM (default: one per run)"
+    )
+    parser.add_argument(
+        "--delta",
+        metavar="MEASURE",
+        help="per-query difference of MEASURE to the baseline (default: PR curves)",
     )
     parser.add_argument("--title", help="the chart's title (default: says what it shows)")
     parser.add_argument("--scale", type=float, default=2.0, help="PNG scale factor")

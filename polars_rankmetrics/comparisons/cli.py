@@ -23,7 +23,6 @@ dropped for every system (``--missing drop``); the report counts them.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +31,15 @@ from typing import Any
 import polars as pl
 
 from polars_rankmetrics._progress import progress
+from polars_rankmetrics.commands import reading
+from polars_rankmetrics.commands.options import (
+    CommandError,
+    fail,
+    one_stdin,
+    refuse_unused,
+    remember_defaults,
+)
+from polars_rankmetrics.commands.reading import read_qrels, system_names
 from polars_rankmetrics.comparisons.arguments import (
     TEST_NAMES,
     DefaultsFormatter,
@@ -51,23 +59,12 @@ from polars_rankmetrics.comparisons.pairs_cli import (
     all_pairs_report,
     check_baseline_correction,
     check_baseline_test,
+    with_query_note,
 )
-from polars_rankmetrics.evaluation import evaluate, inputs
+from polars_rankmetrics.evaluation import evaluate
 from polars_rankmetrics.evaluation.query_sets import QuerySet, missing_message, restrict_qrels
 
 _CHART_FORMATS = (".png", ".svg", ".html", ".json")
-
-
-class CommandError(Exception):
-    """A problem with the command's inputs, reported as one line on stderr."""
-
-
-def _check_unique_pairs(frame: pl.DataFrame, path: Path) -> None:
-    duplicated = frame.filter(pl.struct("query", "doc").is_duplicated())
-    if duplicated.height:
-        query, doc = duplicated.row(0)[:2]
-        msg = f"{path}: duplicate (query, doc) pair ({query!r}, {doc!r})"
-        raise CommandError(msg)
 
 
 def parse_columns(text: str | None, option: str) -> dict[str, str]:
@@ -81,36 +78,16 @@ def parse_columns(text: str | None, option: str) -> dict[str, str]:
     return {role.strip(): column.strip() for role, _, column in pairs}
 
 
-def read_qrels(path: Path, columns: dict[str, str] | None = None) -> pl.DataFrame:
-    """Read qrels (TREC, ``.gz``, ``-``, parquet) as ``query: str, doc: str, relevance: i64``."""
-    try:
-        frame = inputs.read_qrels(str(path), columns)
-    except FileNotFoundError:
-        msg = f"qrels file not found: {path}"
-        raise CommandError(msg) from None
-    frame = frame.select("query", "doc", pl.col("relevance").cast(pl.Int64))
-    _check_unique_pairs(frame, path)
-    return frame
-
-
-def read_run(path: Path, columns: dict[str, str] | None = None) -> tuple[str, pl.DataFrame]:
+def read_run(
+    path: Path, columns: dict[str, str] | None = None, depth: int | None = None
+) -> tuple[str, pl.DataFrame]:
     """Read a run as its system name and ``query: str, doc: str, score: f64``.
 
-    The name is the run's single run id, or else its file name.
+    The name is the run's single run id, or else its file name
+    (:func:`polars_rankmetrics.commands.reading.read_run`).
     """
-    try:
-        run = inputs.read_run(str(path), columns)
-    except FileNotFoundError:
-        msg = f"run file not found: {path}"
-        raise CommandError(msg) from None
-    name = "stdin" if str(path) == "-" else path.name.split(".")[0] or path.stem
-    if "run_id" in run.columns:
-        run_ids = run["run_id"].drop_nulls().unique().to_list()
-        if len(run_ids) == 1:
-            name = str(run_ids[0])
-    run = run.select("query", "doc", pl.col("score").cast(pl.Float64))
-    _check_unique_pairs(run, path)
-    return name, run
+    named = reading.read_run(path, columns, depth=depth)
+    return named.name, named.frame
 
 
 def judged_rankings(
@@ -139,32 +116,20 @@ def evaluate_run(
     measures: Sequence[str],
     columns: dict[str, str] | None = None,
     queries: QuerySet = "trec_eval",
+    depth: int | None = None,
 ) -> tuple[str, pl.DataFrame, int]:
     """Evaluate one run: its system name, one row per query and measure, and the queries it lacks.
 
     The count is of the evaluated queries that the run lacks (scored as
     trec_eval's ``-c`` scores them, under ``--queries qrels`` or ``relevant``).
+    The run is cut to its top ``depth`` documents per query first (``-M``).
     """
-    name, run = read_run(path, columns)
+    name, run = read_run(path, columns, depth)
     _, missing = restrict_qrels(qrels, run.get_column("query").unique(), queries, 1)
     if missing and queries == "trec_eval":
         raise CommandError(f"{path}: {missing_message(missing, '--queries qrels')}")
     per_query = evaluate(qrels, run, list(measures), queries=queries).per_query
     return name, per_query, len(missing)
-
-
-def system_names(names: Sequence[str], paths: Sequence[Path]) -> list[str]:
-    """Run ids, or file names where two runs share a run id; unique or an error."""
-    if len(set(names)) == len(names):
-        return list(names)
-    fallback = [
-        path.stem if names.count(name) > 1 else name
-        for name, path in zip(names, paths, strict=True)
-    ]
-    if len(set(fallback)) == len(fallback):
-        return fallback
-    msg = f"several runs have the same name: {fallback}; rename the files"
-    raise CommandError(msg)
 
 
 def evaluate_runs(
@@ -174,6 +139,7 @@ def evaluate_runs(
     columns: dict[str, str] | None = None,
     queries: QuerySet = "trec_eval",
     *,
+    depth: int | None = None,
     show: bool | None = None,
 ) -> pl.DataFrame:
     """Evaluate every run: one row per (system, query), one column per measure.
@@ -181,7 +147,9 @@ def evaluate_runs(
     A bar of the runs read and evaluated is drawn on a terminal (``show``: see
     :func:`polars_rankmetrics._progress.progress`).
     """
-    return evaluate_runs_counted(qrels, run_paths, measures, columns, queries, show=show)[0]
+    return evaluate_runs_counted(
+        qrels, run_paths, measures, columns, queries, depth=depth, show=show
+    )[0]
 
 
 def evaluate_runs_counted(
@@ -191,6 +159,7 @@ def evaluate_runs_counted(
     columns: dict[str, str] | None = None,
     queries: QuerySet = "trec_eval",
     *,
+    depth: int | None = None,
     show: bool | None = None,
 ) -> tuple[pl.DataFrame, dict[str, int]]:
     """:func:`evaluate_runs`, and the number of evaluated queries each system lacks.
@@ -201,7 +170,7 @@ def evaluate_runs_counted(
     evaluated = []
     with progress("Evaluating runs", len(run_paths), show=show) as bar:
         for path in run_paths:
-            evaluated.append(evaluate_run(path, qrels, measures, columns, queries))
+            evaluated.append(evaluate_run(path, qrels, measures, columns, queries, depth))
             bar.advance()
     names = system_names([name for name, _, _ in evaluated], run_paths)
     frame = pl.concat(
@@ -297,7 +266,7 @@ def compare_report(
             intervals=layout.intervals,
         )
         if rule is not None:
-            text += "\n" + _query_note(comparison, rule, lacking or {})
+            text = with_query_note(text, comparison, rule, lacking or {})
         if plain:  # the whole table in ASCII: '-' for a missing mean, 'alpha'
             text = text.replace("–", "-").replace("α", "alpha")
     elif layout.output_format == "latex":
@@ -317,22 +286,8 @@ def compare_report(
     return text, comparison
 
 
-def _query_note(comparison: pl.DataFrame, rule: QuerySet, lacking: dict[str, int]) -> str:
-    """How many queries each mean averages, the rule that chose them, and what runs lacked."""
-    counts = comparison.get_column("n_queries").unique().sort().to_list()
-    shown = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
-    note = f"Means over {shown} queries (--queries {rule})."
-    listing = ", ".join(f"{name}: {count}" for name, count in lacking.items() if count)
-    if listing and rule != "run":
-        note += f" Queries missing from a run, scored as trec_eval -c scores them: {listing}."
-    return note
-
-
 def _paths(args: argparse.Namespace) -> tuple[Path, list[Path]]:
-    paths = [args.qrels, *args.runs]
-    if paths.count("-") > 1:
-        msg = "only one input can be read from standard input ('-')"
-        raise CommandError(msg)
+    one_stdin([args.qrels, *args.runs])
     return Path(args.qrels), [Path(run) for run in args.runs]
 
 
@@ -341,9 +296,42 @@ def _columns(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, str]]:
     return qrels, parse_columns(args.run_columns, "--run-columns")
 
 
-def _fail(message: str) -> int:
-    print(f"rankmetrics: error: {message}", file=sys.stderr)
-    return 2
+RESAMPLING_TESTS = ("randomization", "bootstrap", "randomised-tukey")
+"""The tests that resample (``--n-resamples``, ``--seed``)."""
+
+
+def refuse_unused_options(args: argparse.Namespace, output_format: str) -> None:
+    """Refuse ``compare``'s and ``plot``'s options where they would change nothing."""
+    rule = f"--queries {args.queries}"
+    rules = [("--missing", "missing", args.queries != "run", f"{rule} (it is for --queries run)")]
+    if args.command == "compare":
+        # The intervals are bootstrap ones: shown by --ci, and in every CSV or JSON row.
+        intervals = not args.all_pairs and (args.ci or output_format in ("csv", "json"))
+        resampled = args.test in RESAMPLING_TESTS or intervals
+        test = f"--test {args.test} and no interval shown (nothing is resampled)"
+        table = f"--format {output_format} (the frame holds every value)"
+        rules += [
+            ("--n-resamples", "n_resamples", not resampled, test),
+            ("--seed", "seed", not resampled, test),
+            ("--latex-rules", "latex_rules", output_format != "latex", f"--format {output_format}"),
+            ("--markers", "markers", output_format in ("csv", "json"), table),
+            ("--p-values", "p_values", output_format in ("csv", "json"), table),
+            ("--ci", "ci", output_format in ("csv", "json"), table),
+        ]
+    else:
+        chart = "--delta (it draws one measure's per-query differences)"
+        rules += [
+            ("--kind", "kind", args.delta is not None, chart),
+            ("--per-query", "per_query", args.delta is not None, chart),
+            ("--baseline", "baseline", args.delta is None, "PR curves (it is for --delta)"),
+            (
+                "--scale",
+                "scale",
+                not args.output.lower().endswith(".png"),
+                "a chart that is not PNG",
+            ),
+        ]
+    refuse_unused(args, rules)
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -356,16 +344,17 @@ def run_compare(args: argparse.Namespace) -> int:
             args.ci,
             args.latex_rules == "booktabs",
         )
+        refuse_unused_options(args, layout.output_format)
         qrels_path, run_paths = _paths(args)
         qrels_columns, run_columns = _columns(args)
         qrels = read_qrels(qrels_path, qrels_columns)
         show = False if args.quiet else None
         per_query, lacking = evaluate_runs_counted(
-            qrels, run_paths, args.measures, run_columns, args.queries, show=show
+            qrels, run_paths, args.measures, run_columns, args.queries, depth=args.depth, show=show
         )
         if args.all_pairs:
             report, comparison = all_pairs_report(
-                per_query, query_set(qrels, args.queries), args, layout
+                per_query, query_set(qrels, args.queries), args, layout, lacking
             )
         else:
             report, comparison = compare_report(
@@ -386,7 +375,7 @@ def run_compare(args: argparse.Namespace) -> int:
         warn_if_few_queries(comparison)
         deliver(report, args.output)
     except (CommandError, OutputError, ValueError) as error:
-        return _fail(str(error))
+        return fail(str(error))
     return 0
 
 
@@ -395,27 +384,31 @@ def curve_rankings(
     run_paths: Sequence[Path],
     columns: dict[str, str] | None = None,
     *,
+    queries: QuerySet = "qrels",
+    depth: int | None = None,
     show: bool | None = None,
 ) -> pl.DataFrame:
     """Every run joined with the qrels, stacked: ``system, query, doc, score, relevance``.
 
-    Every query of the qrels is kept for every run, so a run that misses a
-    query draws a curve of zeros for it, as it scores 0 in a comparison.
+    Each run keeps the queries of the ``--queries`` rule (as :func:`evaluate_run`:
+    under ``trec_eval`` a qrels query the run lacks is an error), so a run that
+    misses one of them draws a curve of zeros for it, as it scores 0 in a
+    comparison.
     """
     read = []
     with progress("Reading runs", len(run_paths), show=show) as bar:
         for path in run_paths:
-            read.append(read_run(path, columns))
+            read.append(read_run(path, columns, depth))
             bar.advance()
     names = system_names([name for name, _ in read], run_paths)
-    return pl.concat(
-        [
-            judged_rankings(run, qrels, every_qrels_query=True).select(
-                pl.lit(name).alias("system"), pl.all()
-            )
-            for name, (_, run) in zip(names, read, strict=True)
-        ]
-    )
+    stacked = []
+    for name, path, (_, run) in zip(names, run_paths, read, strict=True):
+        kept, missing = restrict_qrels(qrels, run.get_column("query").unique(), queries, 1)
+        if missing and queries == "trec_eval":
+            raise CommandError(f"{path}: {missing_message(missing, '--queries qrels')}")
+        joined = judged_rankings(run, kept, every_qrels_query=True)
+        stacked.append(joined.select(pl.lit(name).alias("system"), pl.all()))
+    return pl.concat(stacked)
 
 
 def build_chart(args: argparse.Namespace, qrels: pl.DataFrame, run_paths: list[Path]) -> Any:
@@ -444,7 +437,23 @@ def build_chart(args: argparse.Namespace, qrels: pl.DataFrame, run_paths: list[P
     if args.kind == "exact" and args.per_query is None:
         msg = "--kind exact draws one ranking per curve: add --per-query SYSTEM"
         raise CommandError(msg)
-    rankings = curve_rankings(qrels, run_paths, run_columns, show=False if args.quiet else None)
+    if args.kind == "interpolated" and args.per_query is None:
+        from polars_rankmetrics.comparisons.plot import IPREC, iprec_curves
+
+        per_query = evaluate_runs(
+            qrels, run_paths, [IPREC], run_columns, args.queries, depth=args.depth,
+            show=False if args.quiet else None,
+        )  # fmt: skip
+        missing = args.missing if args.queries == "run" else "zero"
+        return iprec_curves(per_query, missing=missing, title=args.title)
+    rankings = curve_rankings(
+        qrels,
+        run_paths,
+        run_columns,
+        queries=args.queries,
+        depth=args.depth,
+        show=False if args.quiet else None,
+    )
     if args.per_query is not None:
         rankings = rankings.filter(pl.col("system") == args.per_query)
         if rankings.is_empty():
@@ -463,20 +472,21 @@ def run_plot(args: argparse.Namespace) -> int:
     """``rankmetrics plot``: write PR curves or a per-query delta chart to a file."""
     output = Path(args.output)
     if output.suffix.lower() not in _CHART_FORMATS:
-        return _fail(f"-o: the file name must end in one of {', '.join(_CHART_FORMATS)}")
+        return fail(f"-o: the file name must end in one of {', '.join(_CHART_FORMATS)}")
     try:
+        refuse_unused_options(args, "chart")
         qrels_path, run_paths = _paths(args)
         qrels = read_qrels(qrels_path, _columns(args)[0])
         chart = build_chart(args, qrels, run_paths)
     except (CommandError, ValueError) as error:
-        return _fail(str(error))
+        return fail(str(error))
     from polars_rankmetrics.comparisons.plot import save_chart
 
     save_options = {"scale_factor": args.scale} if output.suffix.lower() == ".png" else {}
     try:
         save_chart(chart, output, **save_options)
     except OSError as error:
-        return _fail(f"cannot write {output}: {error.strerror}")
+        return fail(f"cannot write {output}: {error.strerror}")
     return 0
 
 
@@ -492,9 +502,10 @@ def add_subcommand(subcommands: Any) -> None:
         ),
         formatter_class=DefaultsFormatter,
     )
-    add_common(compare_parser)
+    add_common(compare_parser, "compare")
     add_compare_options(compare_parser)
     compare_parser.set_defaults(run=run_compare)
+    remember_defaults(compare_parser)
 
     plot_parser = subcommands.add_parser(
         "plot",
@@ -505,6 +516,7 @@ def add_subcommand(subcommands: Any) -> None:
         ),
         formatter_class=DefaultsFormatter,
     )
-    add_common(plot_parser)
+    add_common(plot_parser, "plot")
     add_plot_options(plot_parser)
     plot_parser.set_defaults(run=run_plot)
+    remember_defaults(plot_parser)

@@ -25,6 +25,39 @@ FAMILY_TESTS = ("tukey", "tukey-two-way", "randomised-tukey")
 """The tests that hold the family-wise error rate themselves (no correction)."""
 
 
+def with_query_note(text: str, comparison: pl.DataFrame, rule: str, lacking: dict[str, int]) -> str:
+    """The table's query-set line with the rule that chose the queries, and what runs lacked."""
+    from polars_rankmetrics.comparisons.report import query_count_line
+
+    line = query_count_line(comparison)
+    if line is None:
+        return text
+    note = f"{line[:-1]} (--queries {rule})."
+    listing = ", ".join(f"{name}: {count}" for name, count in lacking.items() if count)
+    if listing and rule != "run":
+        note += f" Queries missing from a run, scored as trec_eval -c scores them: {listing}."
+    return text.replace(line, note) if line in text else f"{text}\n{note}"
+
+
+def refuse_unused_with_all_pairs(args: argparse.Namespace) -> None:
+    """The options of a table against one baseline, refused with ``--all-pairs``."""
+    unused = [
+        ("--p-values", args.p_values, "the pairs' p-values are in -o FILE.csv or .json"),
+        ("--ci", args.ci, "compare_pairs gives no interval of each mean; drop --all-pairs"),
+        (
+            "--markers",
+            args.markers not in ("daggers", "ascii"),
+            "superscript letters mark the significant pairs (--markers ascii keeps the "
+            "table ASCII)",
+        ),
+        ("--latex-rules", args.latex_rules != "hline", "its LaTeX table uses \\hline"),
+    ]
+    for flag, given, reason in unused:
+        if given:
+            msg = f"{flag} cannot be used with --all-pairs: {reason}"
+            raise ValueError(msg)
+
+
 def check_baseline_test(test: str) -> str:
     """Refuse, with a message naming ``--all-pairs``, a test that needs all pairs."""
     if test not in TEST_NAMES:
@@ -56,9 +89,19 @@ def check_baseline_correction(correction: str | None, output_format: str) -> str
 
 
 def all_pairs_report(
-    per_query: pl.DataFrame, queries: pl.Series | None, args: argparse.Namespace, layout: Any
+    per_query: pl.DataFrame,
+    queries: pl.Series | None,
+    args: argparse.Namespace,
+    layout: Any,
+    lacking: dict[str, int] | None = None,
 ) -> tuple[str, pl.DataFrame]:
-    """Compare every pair of the evaluated systems and render the table in ``layout``'s format."""
+    """Compare every pair of the evaluated systems and render the table in ``layout``'s format.
+
+    The table ends with the query-set line, as against a baseline; the options
+    of that table alone (``--p-values``, ``--ci``, ``--markers``,
+    ``--latex-rules``) are refused, naming ``--all-pairs``.
+    """
+    refuse_unused_with_all_pairs(args)
     from polars_rankmetrics.comparisons.pairs import compare_pairs
     from polars_rankmetrics.comparisons.pairs_report import pairs_table
 
@@ -88,6 +131,7 @@ def all_pairs_report(
             correction=None if correction == "none" else CORRECTION_NAMES[correction],
             alpha=args.alpha,
         )
+        text = with_query_note(text, pairs, args.queries, lacking or {})
         if layout.markers == "ascii":
             text = text.replace("–", "-")
     elif layout.output_format == "csv":

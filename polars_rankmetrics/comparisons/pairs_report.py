@@ -19,7 +19,12 @@ import polars as pl
 from polars_rankmetrics._validate import check_choice
 from polars_rankmetrics.comparisons.letters import letter, superscripts, system_means
 from polars_rankmetrics.comparisons.pairs import PAIRS_SCHEMA
-from polars_rankmetrics.comparisons.report import _check_digits, _escape_latex, _escape_markdown
+from polars_rankmetrics.comparisons.report import (
+    _check_digits,
+    _escape_latex,
+    _escape_markdown,
+    query_count_line,
+)
 
 PairsFormat: TypeAlias = Literal["markdown", "latex", "html"]
 """The formats of :func:`pairs_table`."""
@@ -52,9 +57,10 @@ def _legend(
     if test:
         how += f", {correction} correction)" if correction else ")"
     level = f" at level {alpha:g}" if alpha is not None else ""
+    counted = query_count_line(pairs)
     return (
         "Bold: best per metric. Superscripts: the systems (by letter) that a system is "
-        f"significantly better than{how}{level}."
+        f"significantly better than{how}{level}." + (f" {counted}" if counted else "")
     )
 
 
@@ -103,7 +109,7 @@ def pairs_table(
     | a | bm25 | 0.300 |
     | b | dense | 0.425<sup>a</sup> |
     | c | hybrid | **0.625**<sup>ab</sup> |
-    >>> text.splitlines()[-1].endswith("better than (two-way Tukey HSD test) at level 0.05.")
+    >>> text.splitlines()[-1].endswith("at level 0.05. Means over 4 queries.")
     True
     """
     check_choice(format, "format", PairsFormat)

@@ -191,7 +191,7 @@ def pr_curve_chart(
                 .sort(series, "recall", maintain_order=True)
             )
         shape = "linear"
-        what = "11-point interpolated precision-recall"
+        what = "11-point interpolated precision-recall (textbook interpolation)"
         default_title = (
             f"{what} curves of {systems[0]}, per query"
             if per_query
@@ -223,6 +223,65 @@ def pr_curve_chart(
         alt.Chart(points, title=title or default_title)
         # Markers help on short curves and bury long ones.
         .mark_line(point=points.height <= 300, interpolate=shape, clip=True)
+        .encode(**encoding)
+        .properties(width=_WIDTH, height=_HEIGHT)
+    )
+    return chart
+
+
+IPREC = "iprec_at_recall"
+"""trec_eval's 11-point interpolated precision: ``iprec_at_recall_0.00`` to ``_1.00``."""
+
+
+def iprec_curves(
+    per_query: pl.DataFrame, *, missing: str = "zero", title: str | None = None
+) -> altair.Chart:
+    """trec_eval's ``iprec_at_recall`` curves: the means of ``rm.evaluate``'s per-query values.
+
+    ``per_query`` holds ``system, query`` and the eleven ``iprec_at_recall_*``
+    columns, as ``rankmetrics compare`` evaluates them (one query set for every
+    run): each point is then the value ``rankmetrics trec-eval`` prints. A
+    query a system lacks scores 0 (``missing='zero'``) or is dropped for every
+    system (``'drop'``), as in :func:`polars_rankmetrics.compare`.
+    """
+    alt = _altair()
+    levels = [name for name in per_query.columns if name.startswith(IPREC)]
+    wide = per_query.select("system", "query", *levels)
+    systems = wide.get_column("system").unique(maintain_order=True)
+    queries = wide.get_column("query").unique()
+    if missing == "drop":
+        common = wide.group_by("query").agg(pl.len()).filter(pl.col("len") == systems.len())
+        wide = wide.join(common.select("query"), on="query", how="semi")
+    else:
+        grid = pl.DataFrame({"system": systems}).join(pl.DataFrame({"query": queries}), how="cross")
+        wide = grid.join(wide, on=["system", "query"], how="left").fill_null(0.0)
+    n_queries = wide.get_column("query").n_unique()
+    points = (
+        wide.group_by("system", maintain_order=True)
+        .agg(pl.col(levels).mean())
+        .unpivot(index="system", variable_name="level", value_name="precision")
+        .with_columns(recall=pl.col("level").str.strip_prefix(IPREC + "_").cast(pl.Float64))
+        .select("system", "recall", "precision", pl.lit(n_queries).alias("n_queries"))
+        .sort("system", "recall", maintain_order=True)
+    )
+    shown = f"{n_queries} {'query' if n_queries == 1 else 'queries'}"
+    default_title = (
+        f"trec_eval's 11-point interpolated precision (iprec_at_recall), mean over {shown}"
+    )
+    encoding: dict[str, Any] = {
+        "x": alt.X("recall:Q", **_unit_axis("Recall")),
+        "y": alt.Y("precision:Q", **_unit_axis("Precision")),
+        "color": alt.Color("system:N", title="System", sort=None),
+        "order": alt.Order("recall:Q"),
+        "tooltip": [
+            "system:N",
+            alt.Tooltip("recall:Q", format=".2f"),
+            alt.Tooltip("precision:Q", format=".4f"),
+        ],
+    }
+    chart: altair.Chart = (
+        alt.Chart(points, title=title or default_title)
+        .mark_line(point=True, clip=True)
         .encode(**encoding)
         .properties(width=_WIDTH, height=_HEIGHT)
     )

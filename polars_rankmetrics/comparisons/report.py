@@ -116,8 +116,20 @@ def p_value_text(p: float) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
+def query_count_line(comparison: pl.DataFrame) -> str | None:
+    """``Means over 44 queries.`` (``44 to 45`` where the metrics differ), from ``n_queries``."""
+    if "n_queries" not in comparison.columns or comparison.is_empty():
+        return None
+    counts = comparison.get_column("n_queries").drop_nulls().unique().sort().to_list()
+    if not counts:
+        return None
+    shown = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    return f"Means over {shown} {'query' if counts == [1] else 'queries'}."
+
+
 def _counts_notes(comparison: pl.DataFrame) -> list[str]:
-    notes = []
+    line = query_count_line(comparison)
+    notes = [] if line is None else [line]
     columns = comparison.columns
     if "n_filled" in columns and comparison["n_filled"].sum():
         filled = (
@@ -231,6 +243,7 @@ def markdown_table(
     <BLANKLINE>
     Bold: best per metric. †: significant improvement over the baseline bm25.
     ‡: significantly worse than the baseline.
+    Means over 4 queries.
     >>> table = rm.markdown_table(
     ...     rm.compare(per_query, baseline="bm25"), digits=3, marker="▲", p_values=True
     ... )
@@ -397,7 +410,8 @@ def latex_table(
     \hline
     \end{tabular}
     \caption{Bold: best per metric. $\dagger$: significant improvement over the baseline bm25.
-    $\ddagger$: significantly worse than the baseline.}
+    $\ddagger$: significantly worse than the baseline.
+    Means over 4 queries.}
     \end{table}
     """
     table = _table(comparison, _check_digits(digits))

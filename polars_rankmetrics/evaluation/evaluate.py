@@ -259,6 +259,98 @@ def _evaluation(
     )
 
 
+@dataclass(frozen=True)
+class _Options:
+    """The options of :func:`evaluate` that the topic-by-topic path reads."""
+
+    relevance_level: int
+    max_per_query: int | None
+    judged_only: bool
+    tie_break: TieBreak
+    with_row: bool
+    check_qrels: bool
+    check_run: bool
+
+
+def _topic_by_topic(
+    qrels_frame: pl.DataFrame,
+    run_frame: pl.DataFrame,
+    judgements: pl.DataFrame,
+    parsed: tuple[Column, ...],
+    *,
+    query_set: QuerySet,
+    run_id: str,
+    options: _Options,
+) -> Evaluation:
+    """:func:`evaluate` where the one-pass path does not apply: ``-M``, ``-J``, ``-c``, rel= levels.
+
+    ``judgements`` are the qrels as read (one row per subtopic for diversity).
+    """
+    levels = subtopic_levels(parsed, options.relevance_level)
+    # A NaN score is not retrieved, as in the metric functions: null before -M cuts.
+    run_frame = run_frame.with_columns(pl.col("score").cast(pl.Float64).fill_nan(None))
+    if options.with_row:
+        run_frame = run_frame.with_row_index(ROW)
+    if options.check_qrels:
+        _check_unique(qrels_frame, "qrels")
+
+    run_queries = run_frame.get_column("query").unique()
+    judged = qrels_frame.get_column("query").unique()
+    ignored = run_queries.is_in(judged.implode()).not_().sum()
+    unretrieved = judged.is_in(run_queries.implode()).not_().sum()
+    qrels_frame, missing = restrict_qrels(
+        qrels_frame, run_queries, query_set, options.relevance_level
+    )
+    if missing and query_set == "trec_eval":
+        raise ValueError(missing_message(missing, "queries='qrels'"))
+    scores_missing = query_set in SCORES_MISSING
+    topics = qrels_frame.get_column("query").unique()
+    ranked = run_frame.drop("run_id", strict=False).filter(pl.col("query").is_in(topics.implode()))
+    # Only the judged topics: trec_eval never looks at the others (nor does the CLI).
+    if options.check_run:
+        _check_unique(ranked, "run")
+    if scores_missing:
+        ranked = _placeholders(ranked, missing)
+    ranked = truncate(ranked, options.max_per_query)
+    if options.judged_only:
+        ranked = judged_only_run(ranked, qrels_frame)
+    main = [column for column in parsed if column.name not in levels]
+    frame = topic_values(qrels_frame, ranked, main, options.relevance_level, options.tie_break)
+    for level, columns in _by_level(parsed, levels).items():
+        # ir_measures' rel= of a diversity name: subtopic lists at its own level.
+        rows = judgements.filter(pl.col("query").is_in(topics.implode()))
+        own = topic_values(
+            judged_subtopics(rows, level),
+            ranked,
+            columns,
+            options.relevance_level,
+            options.tie_break,
+        )
+        frame = frame.join(own.select("query", *(c.name for c in columns)), on="query", how="left")
+    scored = pl.col("query").is_in(pl.Series(missing, dtype=pl.String).implode()).not_()
+    evaluated = frame.filter(pl.col(IN_QRELS) & (scored | scores_missing))
+    values = evaluated.with_columns(scored.alias(IN_RUN)).with_columns(_reset(parsed))
+    if values.height == 0:
+        raise _nothing_evaluated(int(ignored))
+    aggregate = values.select(
+        column.measure.summarize(pl.col(column.name)).alias(column.name)
+        for column in parsed
+        if column.measure.summary != "none"
+    )
+    per_query = values.select("query", *(c.name for c in parsed if c.measure.per_query))
+    return Evaluation(
+        per_query=per_query,
+        aggregate=aggregate,
+        run_id=run_id,
+        measures=parsed,
+        n_queries=values.height,
+        ignored_queries=int(ignored),
+        missing_queries=int(unretrieved),
+        no_relevant_queries=int((~values.get_column(HAS_RELEVANT)).sum()),
+        query_set=query_set,
+    )
+
+
 def evaluate(
     qrels: Source,
     run: Source,
@@ -479,59 +571,15 @@ def evaluate(
             refuse_missing=query_set == "trec_eval",
         )
         return _evaluation(done, run_id, parsed, query_set)
-    # A NaN score is not retrieved, as in the metric functions: null before -M cuts.
-    run_frame = run_frame.with_columns(pl.col("score").cast(pl.Float64).fill_nan(None))
-    if with_row:
-        run_frame = run_frame.with_row_index(ROW)
-    if check_qrels:
-        _check_unique(qrels_frame, "qrels")
-
-    run_queries = run_frame.get_column("query").unique()
-    judged = qrels_frame.get_column("query").unique()
-    ignored = run_queries.is_in(judged.implode()).not_().sum()
-    unretrieved = judged.is_in(run_queries.implode()).not_().sum()
-    qrels_frame, missing = restrict_qrels(qrels_frame, run_queries, query_set, int(relevance_level))
-    if missing and query_set == "trec_eval":
-        raise ValueError(missing_message(missing, "queries='qrels'"))
-    scores_missing = query_set in SCORES_MISSING
-    topics = qrels_frame.get_column("query").unique()
-    ranked = run_frame.drop("run_id", strict=False).filter(pl.col("query").is_in(topics.implode()))
-    # Only the judged topics: trec_eval never looks at the others (nor does the CLI).
-    if not unique_pairs(run):
-        _check_unique(ranked, "run")
-    if scores_missing:
-        ranked = _placeholders(ranked, missing)
-    ranked = truncate(ranked, max_per_query)
-    if judged_only:
-        ranked = judged_only_run(ranked, qrels_frame)
-    main = [column for column in parsed if column.name not in levels]
-    frame = topic_values(qrels_frame, ranked, main, int(relevance_level), tie_break)
-    for level, columns in _by_level(parsed, levels).items():
-        # ir_measures' rel= of a diversity name: subtopic lists at its own level.
-        rows = judgements.filter(pl.col("query").is_in(topics.implode()))
-        own = topic_values(
-            judged_subtopics(rows, level), ranked, columns, int(relevance_level), tie_break
-        )
-        frame = frame.join(own.select("query", *(c.name for c in columns)), on="query", how="left")
-    scored = pl.col("query").is_in(pl.Series(missing, dtype=pl.String).implode()).not_()
-    evaluated = frame.filter(pl.col(IN_QRELS) & (scored | scores_missing))
-    values = evaluated.with_columns(scored.alias(IN_RUN)).with_columns(_reset(parsed))
-    if values.height == 0:
-        raise _nothing_evaluated(int(ignored))
-    aggregate = values.select(
-        column.measure.summarize(pl.col(column.name)).alias(column.name)
-        for column in parsed
-        if column.measure.summary != "none"
-    )
-    per_query = values.select("query", *(c.name for c in parsed if c.measure.per_query))
-    return Evaluation(
-        per_query=per_query,
-        aggregate=aggregate,
-        run_id=run_id,
-        measures=parsed,
-        n_queries=values.height,
-        ignored_queries=int(ignored),
-        missing_queries=int(unretrieved),
-        no_relevant_queries=int((~values.get_column(HAS_RELEVANT)).sum()),
+    return _topic_by_topic(
+        qrels_frame,
+        run_frame,
+        judgements,
+        parsed,
         query_set=query_set,
-    )
+        run_id=run_id,
+        options=_Options(
+            int(relevance_level), max_per_query, judged_only, tie_break, with_row,
+            check_qrels, not unique_pairs(run),
+        ),
+    )  # fmt: skip

@@ -110,8 +110,61 @@ def _fields_of_first_line(path: Path) -> int | None:
     return None
 
 
-def _read_trec(path: Path, side: Side, shown: str) -> pl.DataFrame:
-    """A TREC file, after checking that its first line has this side's fields."""
+_NUMERIC_FIELDS: dict[Side, tuple[int, ...]] = {"qrels": (3,), "run": (3, 4)}
+"""The fields that hold numbers: the qrels' relevance, the run's rank and score."""
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _header_line(path: Path, side: Side) -> int | None:
+    """The byte offset of the first content line if it is a header line, else None.
+
+    A header is the first line that is neither blank nor a comment, with this
+    side's fields, none of whose numeric fields (a run's rank and score, the
+    qrels' relevance) is a number: ``topic Q0 docid rank score run_id``,
+    ``query iteration doc relevance``. Any later line must be data.
+    """
+    offset = 0
+    with path.open("rb") as file:
+        for raw in file:
+            stripped = raw.decode("utf-8", errors="replace").strip()
+            if stripped and not stripped.startswith("#"):
+                fields = stripped.split()
+                if len(fields) < _TREC_FIELDS[side] or (side == "qrels" and len(fields) > 4):
+                    return None
+                numbers = [_is_number(fields[i]) for i in _NUMERIC_FIELDS[side]]
+                return None if any(numbers) else offset
+            offset += len(raw)
+    return None
+
+
+def _without_header(path: Path, side: Side, directory: Path) -> Path:
+    """``path``, or a copy whose header line (:func:`_header_line`) is a comment.
+
+    The header turned into a comment keeps every later line's number, so that a
+    malformed line is named by its number in the user's file.
+    """
+    offset = _header_line(path, side)
+    if offset is None:
+        return path
+    data = path.read_bytes()
+    target = directory / f"headless-{path.name}"
+    target.write_bytes(data[:offset] + b"#" + data[offset:])
+    return target
+
+
+def _read_trec(path: Path, side: Side, shown: str, directory: Path) -> pl.DataFrame:
+    """A TREC file, after checking that its first line has this side's fields.
+
+    A header line is skipped (:func:`_header_line`).
+    """
+    path = _without_header(path, side, directory)
     fields = _fields_of_first_line(path)
     if fields == _TREC_FIELDS[_OTHER[side]]:  # 6 fields in qrels, 4 in a run
         layout = _TREC_LAYOUT[_OTHER[side]]
@@ -148,7 +201,7 @@ def _read_path(source: str | Path, side: Side) -> pl.LazyFrame:
         elif not path.is_file():
             msg = f"`{side}`: no such TREC file: {shown!r}"
             raise FileNotFoundError(msg)
-        return _read_trec(path, side, shown).lazy()
+        return _read_trec(path, side, shown, Path(directory)).lazy()
 
 
 # ------------------------------------------------------ Python structures

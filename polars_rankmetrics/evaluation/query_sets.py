@@ -67,7 +67,7 @@ def missing_message(missing: list[str], switch: str) -> str:
     """What the ``'trec_eval'`` rule says about qrels queries the run lacks."""
     return (
         f"query {missing[0]!r} of the qrels is not in the run ({len(missing)} such "
-        "queries): trec_eval 10 stops there (status 4); "
+        f"{'query' if len(missing) == 1 else 'queries'}): trec_eval 10 stops there (status 4); "
         f"{switch} scores them 0 (trec_eval -c), or leaves them out"
     )
 

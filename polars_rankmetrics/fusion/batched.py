@@ -82,7 +82,7 @@ def sink_fused(
     runs: object,
     path: str | Path,
     *,
-    method: Method = "wsum",
+    method: Method = "rrf",
     norm: str | None = "min-max",
     weights: Sequence[float] | Mapping[str, float] | None = None,
     run_id: str | None = None,

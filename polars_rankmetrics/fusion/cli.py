@@ -1,12 +1,15 @@
 """The ``rankmetrics fuse`` subcommand: fuse run files into one, written whole or not at all.
 
-The runs are TREC run files (plain, ``.gz``) or parquet files with the usual
-column names; each is named by its file name. The fused run is written as a
+The runs are TREC run files (plain, ``.gz``, with or without a header line)
+or parquet files with the usual column names, read as every subcommand reads
+them (:mod:`polars_rankmetrics.commands.reading`). The fused run is written as a
 TREC run (``query Q0 doc rank score run_id``, ranks from 1 in score order) or,
 for a ``.parquet``/``.pq`` path, as parquet (``query, doc, score``); ``-``
 writes the TREC run to standard output. ``--optimize QRELS`` first searches
 ranx's grid for the method's weights or parameter (``--metric``), prints the
-best values on stderr, and fuses with them.
+best values on stderr (unless ``--quiet``), and fuses with them. ``-M/--depth N``
+keeps the fused run's top ``N`` documents per query (trec_eval's order), so that
+the union of the inputs compares with inputs cut to ``N``.
 """
 
 from __future__ import annotations
@@ -19,13 +22,17 @@ from typing import Any
 import polars as pl
 
 from polars_rankmetrics._atomic import replacing
+from polars_rankmetrics.commands.options import (
+    CommandError,
+    DefaultsFormatter,
+    add_shared_options,
+    fail,
+    refuse_unused,
+    remember_defaults,
+)
 from polars_rankmetrics.fusion.batched import PARQUET_SUFFIXES, sink_fused, sink_one, trec_lines
 from polars_rankmetrics.fusion.fuse import NORMALIZATIONS, TRAINED, fuse
 from polars_rankmetrics.fusion.methods import METHODS
-
-
-class CommandError(Exception):
-    """A problem with the command's inputs, reported as one line on stderr."""
 
 
 def _number(text: str, option: str) -> float:
@@ -74,6 +81,17 @@ def write_fused(fused: pl.DataFrame | pl.LazyFrame, output: str, run_id: str) ->
 def run_fuse(args: argparse.Namespace) -> int:
     """``rankmetrics fuse``: fuse the runs and write the result."""
     try:
+        parquet = Path(args.output).suffix.lower() in PARQUET_SUFFIXES
+        refuse_unused(
+            args,
+            [
+                ("--metric", "metric", args.optimize is None, "no --optimize (it is what "
+                 "--optimize maximises)"),
+                ("--run-id", "run_id", parquet, "a parquet output (it has no run id column)"),
+                ("--queries", "queries", args.optimize is None, "no --optimize (it is the "
+                 "query set of --optimize's means)"),
+            ],
+        )  # fmt: skip
         runs = [str(path) for path in args.runs]
         for path in runs:
             if path != "-" and not Path(path).is_file():
@@ -89,17 +107,26 @@ def run_fuse(args: argparse.Namespace) -> int:
                 msg = "--optimize searches the weights: drop --weights"
                 raise CommandError(msg)
             best = optimize_fusion(
-                args.optimize, runs, method=args.method, norm=norm, metric=args.metric
+                args.optimize,
+                runs,
+                method=args.method,
+                norm=norm,
+                metric=args.metric,
+                queries=args.queries,
             )
             assert isinstance(best, dict)
             shown = ", ".join(f"{name}={value}" for name, value in best.items())
-            print(f"rankmetrics: best {shown} ({args.metric})", file=sys.stderr)
+            if not args.quiet:
+                print(f"rankmetrics: best {shown} (mean {args.metric})", file=sys.stderr)
             weights = best.pop("weights", None)
             params.update(best)
         if args.train_qrels is not None:
             params["train_qrels"] = args.train_qrels
         run_id = args.run_id or args.method
         if args.batch_rows is not None and args.output != "-":
+            if args.depth is not None:
+                msg = "--depth cannot be used with --batch-rows: cut the batched run afterwards"
+                raise CommandError(msg)
             folder = Path(args.output).parent
             if not folder.is_dir():
                 msg = f"cannot write {args.output}: no such folder {str(folder)!r}"
@@ -109,12 +136,12 @@ def run_fuse(args: argparse.Namespace) -> int:
                 run_id=run_id, batch_rows=args.batch_rows, **params,
             )  # fmt: skip
             return 0
-        fused = fuse(runs, method=args.method, norm=norm, weights=weights, **params)
+        fused = fuse(
+            runs, method=args.method, norm=norm, weights=weights, depth=args.depth, **params
+        )
         write_fused(fused, args.output, run_id)
     except (CommandError, ValueError, OSError, pl.exceptions.PolarsError) as error:
-        message = str(error).splitlines()[0] if str(error) else type(error).__name__
-        print(f"rankmetrics: error: {message}", file=sys.stderr)
-        return 2
+        return fail(error if str(error) else type(error).__name__)
     return 0
 
 
@@ -127,39 +154,68 @@ def add_subcommand(subcommands: Any) -> None:
             "Fuse run files (TREC or parquet) with one of ranx's methods and "
             "normalisations, and write the fused run (TREC, or parquet by extension)."
         ),
+        formatter_class=DefaultsFormatter,
     )
     parser.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="run files to fuse")
     parser.add_argument(
-        "--method", default="rrf", choices=[*METHODS, *TRAINED], help="fusion method"
+        "--method",
+        default="rrf",
+        choices=[*METHODS, *TRAINED],
+        help="fusion method (rm.fuse's default too)",
     )
     parser.add_argument(
         "--norm",
         default="min-max",
         choices=NORMALIZATIONS,
-        help="normalisation of each run's scores per query",
+        help="normalisation of each run's scores per query (rank-based methods such as rrf "
+        "use ranks, not scores)",
     )
-    parser.add_argument("--weights", help="one weight per run, comma-separated, e.g. 0.3,0.7")
+    parser.add_argument(
+        "--weights",
+        help="one weight per run, comma-separated, e.g. 0.3,0.7 "
+        "(default: none; the weighted methods need them)",
+    )
     parser.add_argument(
         "--param",
         action="append",
         metavar="NAME=VALUE",
         help="a method parameter: k (rrf), phi (rbc), gamma (gmnz), sigma (logn_isr), "
-        "n_segments (probfuse), w (slidefuse); repeatable",
+        "n_segments (probfuse), w (slidefuse); repeatable (default: ranx's values, "
+        "e.g. k=60)",
     )
-    parser.add_argument("--train-qrels", help="qrels to train probfuse, segfuse, ... on")
     parser.add_argument(
-        "--optimize", metavar="QRELS", help="search ranx's grid of weights or parameter first"
+        "--train-qrels",
+        help="qrels to train probfuse, segfuse, ... on (default: none; the trained methods "
+        "need them)",
     )
-    parser.add_argument("--metric", default="ndcg", help="the measure --optimize maximises")
+    parser.add_argument(
+        "--optimize",
+        metavar="QRELS",
+        help="search ranx's grid of weights or parameter first (default: no search)",
+    )
+    parser.add_argument(
+        "--metric",
+        default="ndcg",
+        help="the measure whose mean over the qrels' queries --optimize maximises; ndcg is "
+        "over the whole fused run (give a cutoff, e.g. ndcg@10, to optimise the top)",
+    )
     parser.add_argument("--run-id", help="the run id written in a TREC run (default: method)")
     parser.add_argument(
         "--batch-rows",
         type=int,
         metavar="N",
         help="fuse the queries in batches of about N input rows: bounded memory for big runs "
-        "(file outputs; - writes the fusion whole)",
+        "(file outputs; - writes the fusion whole; default: all at once)",
     )
-    parser.add_argument(
-        "-o", "--output", required=True, help="output path (.trec/.txt, .parquet) or - for stdout"
+    add_shared_options(
+        parser,
+        "fuse",
+        helps={
+            "output": "the fused run: a TREC file, parquet for .parquet/.pq, or - for stdout",
+            "depth": "keep the fused run's top N documents per query (trec_eval's order)",
+            "quiet": "no message on standard error but errors (the best values of --optimize)",
+            "queries": "the queries --optimize's means cover, as rankmetrics compare --queries",
+        },
     )
     parser.set_defaults(run=run_fuse)
+    remember_defaults(parser)

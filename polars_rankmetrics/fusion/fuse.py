@@ -6,7 +6,7 @@ import difflib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Literal, overload
+from typing import Any, Literal, TypeVar, overload
 
 import polars as pl
 
@@ -162,6 +162,7 @@ def fuse(
     weights: Sequence[float] | Mapping[str, float] | None = ...,
     train_qrels: object = ...,
     train_runs: object = ...,
+    depth: int | None = ...,
     **params: float,
 ) -> pl.LazyFrame: ...
 
@@ -175,6 +176,7 @@ def fuse(
     weights: Sequence[float] | Mapping[str, float] | None = ...,
     train_qrels: object = ...,
     train_runs: object = ...,
+    depth: int | None = ...,
     **params: float,
 ) -> pl.DataFrame | pl.LazyFrame: ...
 
@@ -182,11 +184,12 @@ def fuse(
 def fuse(
     runs: object,
     *,
-    method: Method = "wsum",
+    method: Method = "rrf",
     norm: str | None = "min-max",
     weights: Sequence[float] | Mapping[str, float] | None = None,
     train_qrels: object = None,
     train_runs: object = None,
+    depth: int | None = None,
     **params: float,
 ) -> pl.DataFrame | pl.LazyFrame:
     """
@@ -209,7 +212,8 @@ def fuse(
         accepts: a TREC or parquet path, a polars (eager or lazy), pandas or
         pyarrow table, ``{query: {doc: score}}``, a ranx ``Run``, ...
     method
-        The fusion method, by ranx's name (default ``'wsum'``): ``min``, ``max``,
+        The fusion method, by ranx's name (default ``'rrf'``, as ``rankmetrics fuse``,
+        which runs without more arguments): ``min``, ``max``,
         ``med``, ``sum``, ``anz``, ``mnz``, ``gmnz``, ``wsum``, ``wmnz``,
         ``mixed``, ``isr``, ``log_isr``, ``logn_isr``, ``rrf``, ``rbc``,
         ``bordafuse``, ``w_bordafuse``, ``condorcet``, ``w_condorcet``, and the
@@ -227,6 +231,11 @@ def fuse(
         same systems, in the same order or with the same names) on which their
         per-rank probabilities are estimated, as ranx's ``optimize_fusion``
         estimates them; ``train_runs`` defaults to ``runs``.
+    depth
+        Keep each query's top ``depth`` fused documents (the fused run is in
+        trec_eval's order), as ``rankmetrics fuse -M/--depth``: the union of the
+        runs then compares with runs cut to the same depth. ``None`` (default)
+        keeps every document.
     **params
         The method's parameters: ``k`` (``rrf``, default 60, >= 0), ``phi``
         (``rbc``, required, in [0, 1]), ``gamma`` (``gmnz``, required),
@@ -282,6 +291,7 @@ def fuse(
     name = check_method(method)
     norm = check_norm(norm)
     checked = check_params(name, params)
+    check_depth(depth)
     # The eager runs' duplicate rows: found by the fusion's own group-by where it has one.
     inline = name in BY_DOC and norm != "borda"
     read = read_runs(runs, check_unique=not inline)
@@ -327,9 +337,27 @@ def fuse(
             fused = grouped.lazy()
     if blocks is not None:  # the fused rows are in memory: sorted there, more cheaply
         rounded = fused.select("query", "doc", rounded_score()).collect(engine="in-memory")
-        return blocks.decode(ranking_order(rounded).lazy()).collect(engine="in-memory")
-    result = finish(fused)
+        decoded = blocks.decode(ranking_order(rounded).lazy()).collect(engine="in-memory")
+        return cut(decoded, depth)
+    result = cut(finish(fused), depth)
     return result if read.lazy else result.collect()
+
+
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
+
+
+def check_depth(depth: object) -> None:
+    """``depth``: None or an int >= 1."""
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        msg = f"`depth` must be None or an integer >= 1, got {depth!r}"
+        raise ValueError(msg)
+
+
+def cut(fused: FrameT, depth: int | None) -> FrameT:
+    """Each query's first ``depth`` rows of a fused run in ranking order (all with None)."""
+    if depth is None:
+        return fused
+    return fused.filter(pl.int_range(pl.len()).over("query") < depth)
 
 
 SIGNIFICANT_DIGITS = 12

@@ -12,6 +12,7 @@ import polars as pl
 import polars_rankmetrics.fusion.normalization as norms
 from polars_rankmetrics.evaluation import inputs
 from polars_rankmetrics.evaluation.evaluate import evaluate
+from polars_rankmetrics.evaluation.query_sets import QuerySet, check_query_set
 from polars_rankmetrics.fusion.context import Context
 from polars_rankmetrics.fusion.fuse import (
     RANK_BASED,
@@ -110,9 +111,10 @@ def optimize_fusion(
     qrels: object,
     runs: object,
     *,
-    method: Method = "wsum",
+    method: Method = "rrf",
     norm: str | None = "min-max",
     metric: str = "ndcg",
+    queries: QuerySet = "qrels",
     step: float | None = None,
     return_optimization_report: bool = False,
     **bounds: float,
@@ -145,12 +147,18 @@ def optimize_fusion(
     runs
         The runs, as for :func:`polars_rankmetrics.fuse`.
     method
-        A method with weights or a parameter (see above).
+        A method with weights or a parameter (see above); ``'rrf'`` (its ``k``) by
+        default, as :func:`polars_rankmetrics.fuse` and ``rankmetrics fuse --optimize``.
     norm
         The normalisation, as for :func:`polars_rankmetrics.fuse`.
     metric
         The measure to maximise, by any name the registry knows (``ndcg``,
-        ranx's ``ndcg@10``, trec_eval's ``map``, ...).
+        ranx's ``ndcg@10``, trec_eval's ``map``, ...). The default ``'ndcg'``
+        (ranx's) is over the whole fused run: name a cutoff to optimise the top.
+    queries : {'qrels', 'trec_eval', 'relevant', 'run'}
+        The queries each trial's mean covers, as for
+        :func:`polars_rankmetrics.evaluate`; ``'qrels'`` (default): every query
+        of the qrels, a query the fused run lacks scoring 0 (trec_eval's ``-c``).
     step
         The grid's step (see above).
     return_optimization_report
@@ -191,6 +199,7 @@ def optimize_fusion(
     """
     chosen = check_method(method)
     norm = check_norm(norm)
+    check_query_set(queries)
     read = read_runs(runs)
     if read.n_systems < 2:
         msg = "`runs` must hold at least two runs to optimise their fusion"
@@ -207,7 +216,7 @@ def optimize_fusion(
         params: Mapping[str, float] = {} if name == "weights" else {name: value}
         context = Context(read.n_systems, weights, params)
         fused = finish(_fused(chosen, collected, read, context, judged)).collect()
-        result = evaluate(judged, fused, metric, complete=True)
+        result = evaluate(judged, fused, metric, queries=queries)
         scores.append(float(result.aggregate.item(0, 0)))
     best_index = 0
     best_score = 0.0

@@ -34,13 +34,16 @@ be attached (-l2, -mmap) and long options abbreviated (--query).
   -N, --Number_docs_in_coll N    collection size, for utility (default 0)
   -M, --Max_retrieved_per_topic N
                                  evaluate only the top N documents of a query
+                                 (default: every document); also --depth N
+                                 (the whole word only), as every subcommand
   -R, --Rel_info_format FORMAT   qrels (default) or qrels_jg (judgement groups);
                                  prefs and qrels_prefs are not supported
   -T, --Results_format FORMAT    trec_results (the only one)
   -o                             obsolete, changes nothing (as in trec_eval)
   -Z, --Zscore FILE              print z-scores against FILE's 'query measure
                                  mean stddev' lines
-  --output FILE                  write to FILE (atomically), not standard output;
+  --output FILE                  write to FILE (atomically), not standard output
+                                 (the default; -o is trec_eval's obsolete flag);
                                  the format follows its extension unless --format:
                                  .json, .csv, .parquet, else trec_eval's text
   --format trec|json|csv|parquet trec_eval's text (default), or a table; parquet
@@ -52,8 +55,8 @@ be attached (-l2, -mmap) and long options abbreviated (--query).
                                  (-c), relevant (qrels queries with a relevant
                                  document, missing ones scored as -c), run (the
                                  run's judged queries)
-  --quiet                        no progress bar (the whole word only: --q and
-                                 --qu stay trec_eval's --query_eval_wanted)
+  --quiet                        no progress bar (default: off; the whole word
+                                 only: --q and --qu stay --query_eval_wanted)
 
 A progress bar appears on standard error when it is a terminal and the work
 lasts over a second; standard output never changes.

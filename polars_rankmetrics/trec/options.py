@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from polars_rankmetrics._version import __version__
 from polars_rankmetrics.measures.trec_names import (
     BY_NAME,
     LONG_MAX,
@@ -130,8 +131,6 @@ def mark_measure(settings: Settings, text: str) -> None:
 
 
 def _version() -> str:
-    from polars_rankmetrics import __version__
-
     return f"rankmetrics trec-eval {__version__} (trec_eval 10.0's command line and numbers)"
 
 
@@ -141,34 +140,57 @@ is taken (``--queries RULE``, ``--queries=RULE``), so that trec_eval's abbreviat
 (``--q``, ``--que`` for ``--query_eval_wanted``) keep their meaning."""
 
 
-def without_queries(argv: Sequence[str]) -> tuple[list[str], str | None]:
-    """``argv`` without ``--queries RULE`` (before a ``--``), and the last rule given."""
+DEPTH = "--depth"
+"""This library's spelling of ``-M`` shared by every subcommand (``--depth N``,
+``--depth=N``): read as ``-M N`` where it stands. Only the whole word is taken, as
+for :data:`QUERIES`."""
+
+
+def _whole_word(argv: Sequence[str], option: str) -> tuple[list[str], list[tuple[int, str]]]:
+    """``argv`` without ``option VALUE`` / ``option=VALUE`` (before a ``--``), and the values.
+
+    Each value comes with the index in the returned list where it stood.
+    """
     arguments = list(argv)
     end = arguments.index("--") if "--" in arguments else len(arguments)
     kept: list[str] = []
-    rule = None
+    values: list[tuple[int, str]] = []
     index = 0
     while index < end:
         word = arguments[index]
-        if word == QUERIES:
+        if word == option:
             if index + 1 >= end:
-                raise Finished(1, f"option '{QUERIES}' requires an argument\n{USAGE}")
-            rule = arguments[index + 1]
+                raise Finished(1, f"option '{option}' requires an argument\n{USAGE}")
+            values.append((len(kept), arguments[index + 1]))
             index += 2
             continue
-        if word.startswith(QUERIES + "="):
-            rule = word[len(QUERIES) + 1 :]
+        if word.startswith(option + "="):
+            values.append((len(kept), word[len(option) + 1 :]))
         else:
             kept.append(word)
         index += 1
-    return kept + arguments[end:], rule
+    return kept + arguments[end:], values
+
+
+def without_queries(argv: Sequence[str]) -> tuple[list[str], str | None]:
+    """``argv`` without ``--queries RULE`` (before a ``--``), and the last rule given."""
+    kept, values = _whole_word(argv, QUERIES)
+    return kept, values[-1][1] if values else None
+
+
+def with_depth_as_m(argv: Sequence[str]) -> list[str]:
+    """``argv`` with each ``--depth N`` read as trec_eval's ``-M N``, where it stood."""
+    kept, values = _whole_word(argv, DEPTH)
+    for index, value in reversed(values):
+        kept[index:index] = ["-M", value]
+    return kept
 
 
 def parse_command_line(argv: Sequence[str]) -> Settings:
     """Read the options in order, with their immediate effects (``-v``, bad measure names)."""
     settings = Settings()
     parsed = Parsed([])
-    argv, settings.queries = without_queries(argv)
+    argv, settings.queries = without_queries(with_depth_as_m(argv))
     try:
         for letter, value in getopt_long(argv, SHORT_OPTIONS, LONG_OPTIONS, parsed):
             _apply(settings, letter, value or "")

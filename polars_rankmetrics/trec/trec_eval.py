@@ -209,6 +209,18 @@ def _apply_query_set(settings: Settings, inputs: Inputs) -> tuple[Settings, Inpu
     return replace(settings, complete=rule in SCORES_MISSING), inputs
 
 
+def _missing_topic(topic: str, considered: Any, run_topics: Any) -> str:
+    """trec_eval's misleading line for a qrels query missing from the run, then what happened."""
+    missing = sum(1 for name in considered if name not in run_topics)
+    other = f" ({missing} such queries)" if missing > 1 else ""
+    return (
+        f"result qid '{topic}' not found in qrels\n"
+        f"the qrels' query '{topic}' is not in the run{other}: trec_eval 10 stops here "
+        "(status 4); --queries run leaves the missing queries out, -c (or --queries qrels) "
+        "scores them 0"
+    )
+
+
 def evaluate_topics(settings: Settings, inputs: Inputs, requested: list[Requested]) -> Report:
     """trec_eval's topic loop and summary; raises :class:`Finished` where trec_eval stops."""
     if settings.level < 0:
@@ -232,7 +244,7 @@ def evaluate_topics(settings: Settings, inputs: Inputs, requested: list[Requeste
     evaluated: list[tuple[str, dict[str, Any]]] = []
     for topic in considered:
         if topic not in run_topics and not settings.complete:
-            raise Finished(4, f"result qid '{topic}' not found in qrels", lines)
+            raise Finished(4, _missing_topic(topic, considered, run_topics), lines)
         failure = topic_failure(topic, requested, (duplicates[0], duplicates[1]), groups)
         if failure is not None:
             raise Finished(4, failure, lines)
