@@ -226,3 +226,17 @@ def test_per_query_curves_follow_the_query_set(
         data = pl.DataFrame(next(iter(json.loads(chart.read_text())["datasets"].values())))
         curves[rule] = sorted(data["query"].unique().to_list())
     assert curves == {"run": ["1", "2"], "qrels": ["1", "2", "3"]}  # qrels: 3 as zeros
+
+
+def test_agree_means_cover_the_query_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = _files(tmp_path)
+    common = ["agree", files["qrels"], files["qrels"], files["bm25"], files["dense"]]
+    counts = {}
+    for rule in ("run", "qrels"):
+        code, out, _ = _run([*common, "--queries", rule], capsys)
+        assert code == 0
+        rows = [line.split("\t") for line in out.splitlines() if line.startswith("bm25\t")]
+        counts[rule] = rows[0][3:]
+    assert counts == {"run": ["2", "2"], "qrels": ["3", "3"]}  # bm25 lacks query 3

@@ -113,3 +113,14 @@ def test_trec_eval_takes_depth_as_m(tmp_path: Path, capsys: pytest.CaptureFixtur
         outputs.append(capsys.readouterr().out)
     assert outputs[0] == outputs[1] == outputs[2]
     assert "0.2500" in outputs[0]
+
+
+def test_trec_eval_documents_its_spelling_of_each_shared_option() -> None:
+    from polars_rankmetrics.trec.help import help_text
+
+    text = help_text()
+    for option, found in DEFAULTS["trec-eval"].items():
+        assert isinstance(found, Default)
+        for flag in found.spelling.replace(",", " ").split():
+            if flag.startswith("-"):
+                assert flag in text, (option, flag)

@@ -64,7 +64,7 @@ def test_repro_prints_the_measures(tmp_path: Path, capsys: pytest.CaptureFixture
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["agree", "{human}", "{missing}"], "no such TREC file"),
+        (["agree", "{human}", "{missing}"], "qrels file not found"),
         (["agree", "{human}", "{disjoint}"], "no (query, doc) pair in common"),
         (["agree", "{human}", "{llm}", "{bm25}"], "one run only"),
         (["agree", "{human}", "{llm}", "{bm25}", "{dense}", "--measure", "nope"], "nope"),

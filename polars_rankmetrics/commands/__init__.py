@@ -10,4 +10,11 @@
 - :mod:`.reading`: qrels and runs read alike by every subcommand (TREC files
   with or without a header line, ``.gz``, parquet, ``-``), runs named by their
   run id and cut to a depth.
+
+A new subcommand adds its row to :data:`.defaults.DEFAULTS` (the test of the
+matrix fails until it does), calls :func:`.options.add_shared_options` with its
+name and :func:`.options.remember_defaults` on its parser (so that
+:func:`.options.refuse_unused` can refuse its options where they change
+nothing), uses :class:`.options.DefaultsFormatter`, and reads its inputs with
+:mod:`.reading`.
 """

@@ -73,10 +73,7 @@ DEFAULTS: dict[str, dict[str, Entry]] = {
         "quiet": Default(False, "off"),
     },
     "agree": {
-        "queries": Refused(
-            "agree orders the systems by rm.compare_qrels' means, over the queries each run "
-            "shares with each qrels"
-        ),
+        "queries": Default("run", "run (as rm.compare_qrels)"),
         "depth": Default(None, EVERY_DOCUMENT),
         "output": Default(None, "standard output"),
         "quiet": Default(False, "off"),

@@ -59,8 +59,40 @@ def _summary_lines(summary: pl.DataFrame) -> list[str]:
     return lines
 
 
-def _judged_queries(run: pl.DataFrame, qrels: pl.DataFrame) -> int:
-    return run.select("query").unique().join(qrels.select("query").unique(), on="query").height
+def _system_rows(
+    args: argparse.Namespace, runs: list[Any], qrels_a: Any, qrels_b: Any
+) -> tuple[pl.DataFrame, list[tuple[str, float]]]:
+    """Each run's mean ``--measure`` under each qrels, and the orderings' correlations.
+
+    The means cover the ``--queries`` set; the correlations are those
+    :func:`.compare_qrels` computes.
+    """
+    from polars_rankmetrics.evaluation.evaluate import evaluate
+    from polars_rankmetrics.meta_evaluation.systems import ranking_agreement
+
+    rows = []
+    for run in runs:
+        first = evaluate(qrels_a, run.frame, [args.measure], queries=args.queries)
+        second = evaluate(qrels_b, run.frame, [args.measure], queries=args.queries)
+        rows.append(
+            (
+                run.name,
+                float(first.aggregate.item(0, 0)),
+                float(second.aggregate.item(0, 0)),
+                first.n_queries,
+                second.n_queries,
+            )
+        )
+    schema = {
+        "system": pl.String,
+        "score_a": pl.Float64,
+        "score_b": pl.Float64,
+        "n_queries_a": pl.Int64,
+        "n_queries_b": pl.Int64,
+    }
+    systems = pl.DataFrame(rows, schema=schema, orient="row")
+    ranking = ranking_agreement(systems["score_a"], systems["score_b"])
+    return systems, [(f"systems_{name}", value) for name, value in ranking.items()]
 
 
 def run_agree(args: argparse.Namespace) -> int:
@@ -74,25 +106,24 @@ def run_agree(args: argparse.Namespace) -> int:
         if len(args.runs) == 1:
             msg = "one run only: give at least two runs to compare system orderings"
             raise ValueError(msg)
-        show = False if args.quiet else None
-        runs = read_runs(args.runs, depth=args.depth, show=show)
-        named = {run.name: run.frame for run in runs}
-        report = compare_qrels(args.qrels_a, args.qrels_b, named or None, measure=args.measure)
-        lines = [*_summary_lines(report.summary), f"queries\t{report.per_query.height}"]
+        first, second = read_qrels(args.qrels_a), read_qrels(args.qrels_b)
+        report = compare_qrels(first, second)
+        runs = read_runs(args.runs, depth=args.depth, show=False if args.quiet else None)
+        summary = report.summary
+        if runs:
+            systems, ranking = _system_rows(args, runs, first, second)
+            summary = pl.concat(
+                [summary, pl.DataFrame(ranking, schema=summary.schema, orient="row")]
+            )
+        lines = [*_summary_lines(summary), f"queries\t{report.per_query.height}"]
         if args.per_query:
             lines += ["", *_rows(report.per_query)]
         if runs:
-            first, second = read_qrels(args.qrels_a), read_qrels(args.qrels_b)
-            counts = pl.DataFrame(
-                {
-                    "system": [run.name for run in runs],
-                    "n_queries_a": [_judged_queries(run.frame, first) for run in runs],
-                    "n_queries_b": [_judged_queries(run.frame, second) for run in runs],
-                }
+            note = (
+                f"# systems ordered by the mean {args.measure} under each qrels, over "
+                f"--queries {args.queries} (n_queries_a, n_queries_b)"
             )
-            systems = report.systems.join(counts, on="system", how="left", maintain_order="left")
-            lines += ["", f"# systems ordered by the mean {args.measure} over each run's judged "
-                      "queries (n_queries_a, n_queries_b)", *_rows(systems)]  # fmt: skip
+            lines += ["", note, *_rows(systems)]
         deliver("\n".join(lines), args.output)
     except _ERRORS as error:
         return fail(error)
@@ -169,6 +200,9 @@ def add_subcommand(subcommands: Any) -> None:
         helps={
             "output": "write the report to FILE (.tsv or .txt), atomically",
             "depth": "keep each run's top N documents per query before evaluating it",
+            "queries": "the queries of each run's means under each qrels, as rankmetrics "
+            "compare --queries (run: the queries of the run each qrels judges, as "
+            "rm.compare_qrels)",
         },
     )
     agree.set_defaults(run=run_agree)
