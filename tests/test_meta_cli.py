@@ -92,3 +92,36 @@ def test_bad_input_exits_2_with_one_line(
     assert len(err.strip().splitlines()) == 1
     assert err.startswith("rankmetrics: error: ")
     assert message in err
+
+
+def test_agree_with_tied_systems_prints_the_rest_and_names_the_tie(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two runs with the same ranking tie under both qrels: tau_AP is undefined there.
+
+    The command still prints every other statistic (equal to ``ranking_agreement`` with
+    ``tau_ap=False``) and says which systems tied, instead of failing or guessing.
+    """
+    from polars_rankmetrics.meta_evaluation.systems import ranking_agreement
+
+    files = _files(tmp_path)
+    twin = tmp_path / "twin.run"
+    twin.write_text(files["bm25"].read_text().replace(" bm25\n", " twin\n"))
+    runs = [str(files["bm25"]), str(twin), str(files["dense"])]
+    assert main(["agree", str(files["human"]), str(files["llm"]), *runs]) == 0
+    out = capsys.readouterr().out
+    printed = _table(out)
+    assert not any(key.startswith("systems_tau_ap") for key in printed)
+    assert "# tau_ap undefined: systems tie under qrels A: bm25, twin" in out
+    assert "# tau_ap undefined: systems tie under qrels B: bm25, twin" in out
+    rows = [
+        line.split("\t") for line in out.split("(n_queries_a, n_queries_b)\n", 1)[1].splitlines()
+    ]
+    systems = {row[0]: (float(row[1]), float(row[2])) for row in rows[1:4]}
+    expected = ranking_agreement(
+        [value[0] for value in systems.values()],
+        [value[1] for value in systems.values()],
+        tau_ap=False,
+    )
+    for name, value in expected.items():
+        assert float(printed[f"systems_{name}"]) == pytest.approx(value, abs=5e-7)

@@ -91,8 +91,21 @@ def _system_rows(
         "n_queries_b": pl.Int64,
     }
     systems = pl.DataFrame(rows, schema=schema, orient="row")
-    ranking = ranking_agreement(systems["score_a"], systems["score_b"])
+    # tau_AP is undefined where two systems tie under either qrels: the other
+    # correlations are still printed, and the rows say which systems tied.
+    tied = any(systems[column].n_unique() < systems.height for column in ("score_a", "score_b"))
+    ranking = ranking_agreement(systems["score_a"], systems["score_b"], tau_ap=not tied)
     return systems, [(f"systems_{name}", value) for name, value in ranking.items()]
+
+
+def _tie_note(systems: pl.DataFrame) -> list[str]:
+    """A line per qrels under which two systems tie: tau_AP is not printed then."""
+    notes = []
+    for column, label in (("score_a", "A"), ("score_b", "B")):
+        tied = systems.filter(pl.col(column).is_duplicated())["system"].to_list()
+        if tied:
+            notes.append(f"# tau_ap undefined: systems tie under qrels {label}: {', '.join(tied)}")
+    return notes
 
 
 def run_agree(args: argparse.Namespace) -> int:
@@ -123,7 +136,7 @@ def run_agree(args: argparse.Namespace) -> int:
                 f"# systems ordered by the mean {args.measure} under each qrels, over "
                 f"--queries {args.queries} (n_queries_a, n_queries_b)"
             )
-            lines += ["", note, *_rows(systems)]
+            lines += ["", note, *_rows(systems), *_tie_note(systems)]
         deliver("\n".join(lines), args.output)
     except _ERRORS as error:
         return fail(error)
