@@ -246,6 +246,7 @@ _SUBMODULES = frozenset(
     {
         "cli",
         "comparisons",
+        "counterfactual",
         "demo",
         "engine",
         "evaluation",

@@ -1,0 +1,28 @@
+"""Counterfactual evaluation from logs: how a new ranking would have done.
+
+- :mod:`.slate`: Open Bandit Pipeline's slate estimators (standard,
+  independent and reward-interaction IPS, their self-normalised forms, cascade
+  doubly robust) as expressions over a log of (slate, position) rows.
+"""
+
+from __future__ import annotations
+
+from polars_rankmetrics.counterfactual.slate import (
+    self_normalized_slate_independent_ips,
+    self_normalized_slate_reward_interaction_ips,
+    self_normalized_slate_standard_ips,
+    slate_cascade_dr,
+    slate_independent_ips,
+    slate_reward_interaction_ips,
+    slate_standard_ips,
+)
+
+__all__ = [
+    "self_normalized_slate_independent_ips",
+    "self_normalized_slate_reward_interaction_ips",
+    "self_normalized_slate_standard_ips",
+    "slate_cascade_dr",
+    "slate_independent_ips",
+    "slate_reward_interaction_ips",
+    "slate_standard_ips",
+]
