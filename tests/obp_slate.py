@@ -141,3 +141,21 @@ def obp_value(module: types.ModuleType, name: str, log: pl.DataFrame) -> float:
 
 
 _LISTS = ("q_hat", "evaluation_policy_action_dist")
+
+
+def obp_interval(
+    module: types.ModuleType, name: str, log: pl.DataFrame, **options: Any
+) -> dict[str, float]:
+    """obp's ``estimate_interval`` of the estimator named ``name`` on ``log``."""
+    arrays: dict[str, Any] = {c: log[c].to_numpy() for c in log.columns if c not in _LISTS}
+    len_list = int(log["position"].max()) + 1  # type: ignore[arg-type]
+    classes = {
+        "sips": module.SlateStandardIPS,
+        "iips": module.SlateIndependentIPS,
+        "rips": module.SlateRewardInteractionIPS,
+        "snsips": module.SelfNormalizedSlateStandardIPS,
+        "sniips": module.SelfNormalizedSlateIndependentIPS,
+        "snrips": module.SelfNormalizedSlateRewardInteractionIPS,
+    }
+    estimator = classes[name](len_list=len_list)
+    return dict(estimator.estimate_interval(**arrays, **options))

@@ -3,10 +3,14 @@
 - :mod:`.slate`: Open Bandit Pipeline's slate estimators (standard,
   independent and reward-interaction IPS, their self-normalised forms, cascade
   doubly robust) as expressions over a log of (slate, position) rows.
+- :mod:`.estimate`: several of them at once, with obp's bootstrap interval and
+  the effective sample size (:func:`estimate`), and each slate's terms for
+  paired comparisons (:func:`slate_terms`).
 """
 
 from __future__ import annotations
 
+from polars_rankmetrics.counterfactual.estimate import estimate, slate_terms
 from polars_rankmetrics.counterfactual.slate import (
     self_normalized_slate_independent_ips,
     self_normalized_slate_reward_interaction_ips,
@@ -18,6 +22,7 @@ from polars_rankmetrics.counterfactual.slate import (
 )
 
 __all__ = [
+    "estimate",
     "self_normalized_slate_independent_ips",
     "self_normalized_slate_reward_interaction_ips",
     "self_normalized_slate_standard_ips",
@@ -25,4 +30,5 @@ __all__ = [
     "slate_independent_ips",
     "slate_reward_interaction_ips",
     "slate_standard_ips",
+    "slate_terms",
 ]
