@@ -6,11 +6,19 @@
 - :mod:`.estimate`: several of them at once, with obp's bootstrap interval and
   the effective sample size (:func:`estimate`), and each slate's terms for
   paired comparisons (:func:`slate_terms`).
+- :mod:`.position_bias`: examination propensities from click logs, by the
+  position-based model fitted by EM (:func:`fit_pbm`) and by intervention
+  harvesting from several rankers' logs (:func:`harvest_propensities`).
 """
 
 from __future__ import annotations
 
 from polars_rankmetrics.counterfactual.estimate import estimate, slate_terms
+from polars_rankmetrics.counterfactual.position_bias import (
+    PositionBasedModel,
+    fit_pbm,
+    harvest_propensities,
+)
 from polars_rankmetrics.counterfactual.slate import (
     self_normalized_slate_independent_ips,
     self_normalized_slate_reward_interaction_ips,
@@ -22,7 +30,10 @@ from polars_rankmetrics.counterfactual.slate import (
 )
 
 __all__ = [
+    "PositionBasedModel",
     "estimate",
+    "fit_pbm",
+    "harvest_propensities",
     "self_normalized_slate_independent_ips",
     "self_normalized_slate_reward_interaction_ips",
     "self_normalized_slate_standard_ips",
