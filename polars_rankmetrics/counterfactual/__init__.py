@@ -9,16 +9,26 @@
 - :mod:`.position_bias`: examination propensities from click logs, by the
   position-based model fitted by EM (:func:`fit_pbm`) and by intervention
   harvesting from several rankers' logs (:func:`harvest_propensities`).
+- :mod:`.clicks`: a new ranking's DCG, precision and recall from an old
+  ranking's clicks, by inverse propensity scoring (clipped, self-normalised).
+- :mod:`.simulate`: a small deterministic simulator of slate logs whose true
+  value is known (:func:`synthetic_slate_logs`).
 """
 
 from __future__ import annotations
 
+from polars_rankmetrics.counterfactual.clicks import (
+    ips_dcg_at_k,
+    ips_precision_at_k,
+    ips_recall_at_k,
+)
 from polars_rankmetrics.counterfactual.estimate import estimate, slate_terms
 from polars_rankmetrics.counterfactual.position_bias import (
     PositionBasedModel,
     fit_pbm,
     harvest_propensities,
 )
+from polars_rankmetrics.counterfactual.simulate import SyntheticLogs, synthetic_slate_logs
 from polars_rankmetrics.counterfactual.slate import (
     self_normalized_slate_independent_ips,
     self_normalized_slate_reward_interaction_ips,
@@ -31,9 +41,13 @@ from polars_rankmetrics.counterfactual.slate import (
 
 __all__ = [
     "PositionBasedModel",
+    "SyntheticLogs",
     "estimate",
     "fit_pbm",
     "harvest_propensities",
+    "ips_dcg_at_k",
+    "ips_precision_at_k",
+    "ips_recall_at_k",
     "self_normalized_slate_independent_ips",
     "self_normalized_slate_reward_interaction_ips",
     "self_normalized_slate_standard_ips",
@@ -42,4 +56,5 @@ __all__ = [
     "slate_reward_interaction_ips",
     "slate_standard_ips",
     "slate_terms",
+    "synthetic_slate_logs",
 ]
