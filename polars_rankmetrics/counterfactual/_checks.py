@@ -53,7 +53,7 @@ def _numeric_batch(label: str, integer: bool) -> object:
             kind = "integers" if integer else "numbers (or booleans)"
             msg = f"{label} must hold {kind}, got {dtype}"
             raise ValueError(msg)
-        return batch if integer else batch.cast(pl.Float64)
+        return batch.cast(pl.Int64 if integer else pl.Float64)
 
     return check
 
