@@ -17,6 +17,8 @@ def test_bench_counterfactual_runs_and_agrees(capsys: pytest.CaptureFixture[str]
 
 
 def test_bench_counterfactual_streaming(capsys: pytest.CaptureFixture[str]) -> None:
-    main(["--streaming", "4000", "--positions", "4", "--em-iterations", "2"])
+    main(["--streaming", "4000", "--positions", "4", "--em-iterations", "2", "--expressions"])
     out = capsys.readouterr().out
-    assert "all estimators, one pass" in out and "fit_pbm, 2 iterations" in out
+    assert (
+        "estimate(scan_parquet)" in out and "one select" in out and "fit_pbm, 3 iterations" in out
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 
@@ -87,3 +89,20 @@ def test_empty_log_and_parameters() -> None:
         cf.estimate(log, "sips")
     with pytest.raises(ValueError, match="unknown column parameter"):
         cf.estimate(log, rewards="reward")  # type: ignore[arg-type]
+
+
+def test_parts_equal_one_pass(tmp_path: Path) -> None:
+    log = random_log(8, 120, 4, equal=True)
+    names = [*IPS, "cascade-dr"]
+    whole = cf.estimate(log, names, n_bootstrap_samples=30)
+    path = tmp_path / "log.parquet"
+    log.write_parquet(path)
+    parts = cf.estimate(pl.scan_parquet(path), names, n_bootstrap_samples=30, rows_per_pass=70)
+    for column in ("estimate", "lower", "upper", "ess"):
+        assert parts[column].to_list() == pytest.approx(whole[column].to_list(), rel=1e-12)
+    assert parts["n_slates"].to_list() == whole["n_slates"].to_list()
+    bad = log.with_columns(
+        pscore=pl.when(pl.int_range(pl.len()) == 401).then(0.0).otherwise(pl.col("pscore"))
+    )
+    with pytest.raises(ValueError, match="'pscore' must hold probabilities"):
+        cf.estimate(bad.lazy(), ["sips"], rows_per_pass=70)

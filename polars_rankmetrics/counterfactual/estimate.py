@@ -15,6 +15,14 @@ the same resamples for every estimator, as obp draws them); the bounds are the
 resamples' means. The weights are not renormalised within a resample (as in
 obp).
 
+**Bounded memory.** A LazyFrame (``pl.scan_parquet``) is read in parts of
+whole slates of about ``rows_per_pass`` rows each, chosen by a hash of the
+slate id (a filter keeps each slate's rows together and in order), twice:
+the first round sums each estimator's terms, weights and squared weights per
+position (the values, the self-normalising means and the ESS, the data
+checks on the way), the second each slate's terms. Memory holds one part,
+the per-position totals and the per-slate terms.
+
 **The effective sample size** ``ess`` is Kish's :math:`(\sum w)^2 / \sum w^2`
 of the importance weights of the rows at one position (a number of slates),
 at the position where it is smallest: ``n_slates`` when the evaluation policy
@@ -23,7 +31,9 @@ is the logging policy, small when few slates carry the weight.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -71,6 +81,12 @@ ESTIMATE_SCHEMA: dict[str, Any] = {
 }
 """The columns of :func:`estimate`'s result."""
 
+ROWS_PER_PASS = 5_000_000
+"""The most rows of the log held in memory at once (a LazyFrame, a parquet scan, is read
+in parts of whole slates, chosen by a hash of the slate id)."""
+
+_POSITION, _ROWS = "_position", "_rows"
+
 _BLOCK = 4_000_000
 """Resampled indices drawn at once (in blocks of whole resamples)."""
 
@@ -115,40 +131,146 @@ def _parts(name: Estimator, columns: Mapping[str, object]) -> Parts:
     )
 
 
-def _ess(parts: Parts) -> pl.Expr:
-    """Kish's effective sample size at each position, its minimum."""
-    weight, where = parts.weight, parts.slates.position
-    squares = (weight * weight).sum().over(where)
-    kish = pl.when(squares > 0).then(weight.sum().over(where) ** 2 / squares).otherwise(0.0)
-    return kish.min()
+@dataclass(frozen=True)
+class _Result:
+    terms: pl.DataFrame
+    values: dict[str, float | None]
+    ess: dict[str, float | None]
+    n_slates: int
 
 
-def _frames(
-    logs: pl.DataFrame | pl.LazyFrame, names: list[Estimator], columns: Mapping[str, object]
-) -> tuple[pl.DataFrame, dict[str, float]]:
-    """The per-slate terms, sorted by slate, and each estimator's ESS, in one pass."""
+def _part_count(logs: pl.DataFrame | pl.LazyFrame, rows_per_pass: int) -> int:
+    """How many parts of at most about ``rows_per_pass`` rows the log is read in."""
+    if isinstance(logs, pl.DataFrame):
+        n_rows = logs.height
+    else:
+        n_rows = logs.select(pl.len()).collect(engine="streaming").item()
+    return max(1, math.ceil(n_rows / rows_per_pass))
+
+
+def _passes(
+    logs: pl.DataFrame | pl.LazyFrame, slate: pl.Expr, count: int
+) -> Iterator[pl.DataFrame]:
+    """The log in ``count`` parts of whole slates (by a hash of the slate id), in memory."""
+    if count == 1:
+        yield logs if isinstance(logs, pl.DataFrame) else logs.collect(engine="streaming")
+        return
+    lazy = logs.lazy()
+    for index in range(count):
+        # a filter keeps the rows' order: each slate's rows stay together and in order
+        part = lazy.filter(slate.hash(seed=0) % count == index)
+        yield part.collect(engine="streaming")
+
+
+def _position_totals(part: pl.DataFrame, all_parts: list[Parts]) -> tuple[pl.DataFrame, int]:
+    """Per position, the rows and each estimator's sums of terms, weights and squares.
+
+    Also the part's slates; the data checks run on the way.
+    """
+    rows = part.lazy().select(
+        all_parts[0].slates.position.alias(_POSITION),
+        *(parts.raw.alias(f"raw_{i}") for i, parts in enumerate(all_parts)),
+        *(parts.weight.alias(f"w_{i}") for i, parts in enumerate(all_parts)),
+    )
+    totals = rows.group_by(_POSITION).agg(
+        pl.len().alias(_ROWS),
+        *(pl.col(f"raw_{i}").sum() for i in range(len(all_parts))),
+        *(pl.col(f"w_{i}").sum() for i in range(len(all_parts))),
+        *((pl.col(f"w_{i}") ** 2).sum().alias(f"w2_{i}") for i in range(len(all_parts))),
+    )
+    checks = {check.message: check for parts in all_parts for check in parts.checks}
+    n_slates = all_parts[0].slates.n_slates.cast(pl.Float64)
+    counted = part.lazy().select(checked(n_slates, list(checks.values()), "n_slates"))
+    totals_frame, slates = pl.collect_all([totals, counted])
+    return totals_frame, int(slates.item() or 0)
+
+
+def _normalisers(totals: pl.DataFrame, all_parts: list[Parts]) -> pl.DataFrame:
+    """Per position, the mean weight that divides each estimator's terms (1: none)."""
+    columns = []
+    for i, parts in enumerate(all_parts):
+        weights, rows = pl.col(f"w_{i}"), pl.col(_ROWS)
+        if parts.normalised == "log":
+            mean = weights.sum() / rows.sum()
+        elif parts.normalised == "position":
+            mean = weights / rows
+        else:
+            mean = pl.lit(1.0)
+        columns.append(mean.cast(pl.Float64).alias(f"m_{i}"))
+    return totals.select(_POSITION, *columns)
+
+
+def _per_slate(part: pl.DataFrame, all_parts: list[Parts], means: pl.DataFrame) -> pl.DataFrame:
+    rows = part.lazy().select(
+        all_parts[0].slates.slate.alias("slate_id"),
+        all_parts[0].slates.position.alias(_POSITION),
+        *(parts.raw.alias(f"raw_{i}") for i, parts in enumerate(all_parts)),
+    )
+    joined = rows.join(means.lazy(), on=_POSITION, how="left")
+    sums = (
+        (pl.col(f"raw_{i}") / pl.col(f"m_{i}")).sum().alias(parts.name)
+        for i, parts in enumerate(all_parts)
+    )
+    return joined.group_by("slate_id").agg(*sums).collect()
+
+
+def _evaluate(
+    logs: pl.DataFrame | pl.LazyFrame,
+    names: list[Estimator],
+    columns: Mapping[str, object],
+    rows_per_pass: int,
+) -> _Result:
+    """Two rounds over the log's parts: the totals per position, then each slate's terms.
+
+    The first round gives the values, the ESS and the data checks; the second
+    divides each slate's terms by the whole log's mean weights.
+    """
     if not isinstance(logs, pl.DataFrame | pl.LazyFrame):
         msg = f"`logs` must be a polars DataFrame or LazyFrame, got {type(logs).__name__}"
         raise ValueError(msg)
+    rows_per_pass = check_k(rows_per_pass, "rows_per_pass")
     all_parts = [_parts(name, columns) for name in names]
-    slate = all_parts[0].slates.slate.alias("slate_id")
-    rows = logs.lazy().select(
-        slate,
-        *(parts.term.alias(parts.name) for parts in all_parts),
-        # the checks and the ESS are scalars over the log, broadcast to every row
-        *(checked(_ess(parts), parts.checks, f"ess_{parts.name}") for parts in all_parts),
+    slate = all_parts[0].slates.slate
+    count = _part_count(logs, rows_per_pass)
+    first_round = list(_passes(logs, slate, 1)) if count == 1 else None
+    totals, n_slates = [], 0
+    for part in first_round or _passes(logs, slate, count):
+        part_totals, part_slates = _position_totals(part, all_parts)
+        totals.append(part_totals)
+        n_slates += part_slates
+    # one part is kept for the second round; several are read again
+    parts_again = first_round or _passes(logs, slate, count)
+    combined = pl.concat(totals).group_by(_POSITION).agg(pl.all().sum()).sort(_POSITION)
+    means = _normalisers(combined, all_parts)
+    terms = pl.concat([_per_slate(part, all_parts, means) for part in parts_again])
+    return _Result(
+        terms.sort("slate_id"), *_summaries(combined, means, all_parts, n_slates), n_slates
     )
-    per_slate = rows.group_by("slate_id").agg(
-        *(pl.col(name).sum() for name in names), *(pl.col(f"ess_{n}").first() for n in names)
-    )
-    frame = per_slate.sort("slate_id").collect()
-    ess = {name: frame[f"ess_{name}"][0] if frame.height else 0.0 for name in names}
-    return frame.select("slate_id", *names), ess
+
+
+def _summaries(
+    totals: pl.DataFrame, means: pl.DataFrame, all_parts: list[Parts], n_slates: int
+) -> tuple[dict[str, float | None], dict[str, float | None]]:
+    """Each estimator's value and ESS from the totals per position."""
+    values: dict[str, float | None] = {}
+    ess: dict[str, float | None] = {}
+    joined = totals.join(means, on=_POSITION)
+    for i, parts in enumerate(all_parts):
+        if n_slates == 0:
+            values[parts.name], ess[parts.name] = None, None
+            continue
+        raw, weights, squares = pl.col(f"raw_{i}"), pl.col(f"w_{i}"), pl.col(f"w2_{i}")
+        kish = pl.when(squares > 0).then(weights**2 / squares).otherwise(0.0)
+        row = joined.select(value=(raw / pl.col(f"m_{i}")).sum() / n_slates, ess=kish.min()).row(0)
+        values[parts.name], ess[parts.name] = row
+    return values, ess
 
 
 def slate_terms(
     logs: pl.DataFrame | pl.LazyFrame,
     estimators: Sequence[str] = ("sips", "iips", "rips"),
+    *,
+    rows_per_pass: int = ROWS_PER_PASS,
     **columns: str | pl.Expr,
 ) -> pl.DataFrame:
     """
@@ -184,7 +306,8 @@ def slate_terms(
     │ 1        ┆ 4.0  ┆ 3.2    │
     └──────────┴──────┴────────┘
     """
-    return _frames(logs, _estimators(estimators), _columns(columns))[0]
+    result = _evaluate(logs, _estimators(estimators), _columns(columns), rows_per_pass)
+    return result.terms
 
 
 def _bootstrap(
@@ -214,6 +337,7 @@ def estimate(
     alpha: float = 0.05,
     n_bootstrap_samples: int = 10_000,
     random_state: int = 0,
+    rows_per_pass: int = ROWS_PER_PASS,
     **columns: str | pl.Expr,
 ) -> pl.DataFrame:
     """
@@ -271,23 +395,22 @@ def estimate(
     if not is_integral(random_state) or not 0 <= int(random_state) < 2**32:
         msg = f"`random_state` must be an int in [0, 2**32), got {random_state!r}"
         raise ValueError(msg)
-    terms, ess = _frames(logs, names, _columns(columns))
-    n_slates = terms.height
-    if n_slates == 0:
+    result = _evaluate(logs, names, _columns(columns), rows_per_pass)
+    if result.n_slates == 0:
         rows: dict[str, list[Any]] = {"estimator": list(names)}
         rows.update({c: [None] * len(names) for c in ("estimate", "lower", "upper", "ess")})
         rows["n_slates"] = [0] * len(names)
         return pl.DataFrame(rows, schema=ESTIMATE_SCHEMA)
-    matrix = terms.select(names).to_numpy()
+    matrix = result.terms.select(names).to_numpy()
     lower, upper = _bootstrap(matrix, n_bootstrap_samples, int(random_state), alpha)
     return pl.DataFrame(
         {
             "estimator": names,
-            "estimate": matrix.mean(axis=0),
+            "estimate": [result.values[name] for name in names],
             "lower": lower,
             "upper": upper,
-            "n_slates": [n_slates] * len(names),
-            "ess": [ess[name] for name in names],
+            "n_slates": [result.n_slates] * len(names),
+            "ess": [result.ess[name] for name in names],
         },
         schema=ESTIMATE_SCHEMA,
     )

@@ -105,11 +105,23 @@ class Parts:
     """An estimator's per-row term, the log's slates and every check of its columns."""
 
     name: str
-    term: pl.Expr
+    raw: pl.Expr
+    """The per-row term before self-normalisation (``reward * weight``; cascade DR's term)."""
+    normalised: Literal["log", "position"] | None
+    """Whose mean weight divides the weights: the log's, each position's, or none."""
     slates: Slates
     checks: tuple[Check, ...]
     weight: pl.Expr
     """The importance weight of each row (before self-normalisation)."""
+
+    @property
+    def term(self) -> pl.Expr:
+        """The per-row term: ``raw`` over the mean weight of the self-normalised forms."""
+        if self.normalised == "log":
+            return self.raw / self.weight.mean()
+        if self.normalised == "position":
+            return self.raw / self.weight.mean().over(self.slates.position)
+        return self.raw
 
 
 def slates(slate_id: object, position: object) -> Slates:
@@ -203,14 +215,8 @@ def ips_parts(
     rewards, weight, checks = _inputs(
         structure, reward, pscore, evaluation_policy_pscore, KIND[name]
     )
-    normalised = _NORMALISED.get(name)
-    if normalised == "log":
-        term = rewards * weight / weight.mean()
-    elif normalised == "position":
-        term = rewards * weight / weight.mean().over(structure.position)
-    else:
-        term = rewards * weight
-    return Parts(name, term, structure, (*structure.checks, *checks), weight)
+    checks_all = (*structure.checks, *checks)
+    return Parts(name, rewards * weight, _NORMALISED.get(name), structure, checks_all, weight)
 
 
 def cascade_dr_parts(
@@ -249,7 +255,7 @@ def cascade_dr_parts(
     ]
     previous = pl.when(structure.position == 0).then(1.0).otherwise(weight.shift(1))
     term = weight * (rewards - logged) + previous * expected
-    return Parts("cascade-dr", term, structure, (*structure.checks, *checks), weight)
+    return Parts("cascade-dr", term, None, structure, (*structure.checks, *checks), weight)
 
 
 def value(parts: Parts) -> pl.Expr:
