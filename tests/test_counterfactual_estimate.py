@@ -106,3 +106,11 @@ def test_parts_equal_one_pass(tmp_path: Path) -> None:
     )
     with pytest.raises(ValueError, match="'pscore' must hold probabilities"):
         cf.estimate(bad.lazy(), ["sips"], rows_per_pass=70)
+
+
+def test_parts_by_hash_for_string_slates() -> None:
+    log = random_log(9, 80, 3).with_columns(pl.format("s{}", pl.col("slate_id")).alias("slate"))
+    whole = cf.estimate(log, IPS, n_bootstrap_samples=20, slate_id="slate")
+    parts = cf.estimate(log.lazy(), IPS, n_bootstrap_samples=20, slate_id="slate", rows_per_pass=40)
+    for column in ("estimate", "lower", "upper", "ess"):
+        assert parts[column].to_list() == pytest.approx(whole[column].to_list(), rel=1e-12)

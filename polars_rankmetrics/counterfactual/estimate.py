@@ -17,7 +17,8 @@ obp).
 
 **Bounded memory.** A LazyFrame (``pl.scan_parquet``) is read in parts of
 whole slates of about ``rows_per_pass`` rows each, chosen by a hash of the
-slate id (a filter keeps each slate's rows together and in order), twice:
+slate id (integer ids in equal ranges, others by a hash; a filter keeps
+each slate's rows together and in order), twice:
 the first round sums each estimator's terms, weights and squared weights per
 position (the values, the self-normalising means and the ESS, the data
 checks on the way), the second each slate's terms. Memory holds one part,
@@ -34,7 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
@@ -48,9 +49,6 @@ from polars_rankmetrics.counterfactual.slate import (
     check_estimator,
     ips_parts,
 )
-
-if TYPE_CHECKING:
-    import numpy as np
 
 COLUMNS: dict[str, str] = {
     name: name
@@ -81,9 +79,9 @@ ESTIMATE_SCHEMA: dict[str, Any] = {
 }
 """The columns of :func:`estimate`'s result."""
 
-ROWS_PER_PASS = 5_000_000
+ROWS_PER_PASS = 2_000_000
 """The most rows of the log held in memory at once (a LazyFrame, a parquet scan, is read
-in parts of whole slates, chosen by a hash of the slate id)."""
+in parts of whole slates)."""
 
 _POSITION, _ROWS = "_position", "_rows"
 
@@ -151,15 +149,28 @@ def _part_count(logs: pl.DataFrame | pl.LazyFrame, rows_per_pass: int) -> int:
 def _passes(
     logs: pl.DataFrame | pl.LazyFrame, slate: pl.Expr, count: int
 ) -> Iterator[pl.DataFrame]:
-    """The log in ``count`` parts of whole slates (by a hash of the slate id), in memory."""
+    """The log in ``count`` parts of whole slates, each in memory.
+
+    Integer slate ids are cut into ``count`` equal ranges (a log written in
+    slate order then reads each part's row groups only, by their statistics);
+    other ids by a hash. A filter keeps the rows' order, so each slate's rows
+    stay together and in order.
+    """
     if count == 1:
         yield logs if isinstance(logs, pl.DataFrame) else logs.collect(engine="streaming")
         return
     lazy = logs.lazy()
+    if lazy.select(slate).collect_schema().dtypes()[0].is_integer():
+        bounds = lazy.select(low=slate.min(), high=slate.max()).collect(engine="streaming")
+        low, high = bounds.row(0)
+        width = (high - low) // count + 1
+        for index in range(count):
+            start = low + index * width
+            part = lazy.filter(slate.is_between(start, start + width, closed="left"))
+            yield part.collect(engine="streaming")
+        return
     for index in range(count):
-        # a filter keeps the rows' order: each slate's rows stay together and in order
-        part = lazy.filter(slate.hash(seed=0) % count == index)
-        yield part.collect(engine="streaming")
+        yield lazy.filter(slate.hash(seed=0) % count == index).collect(engine="streaming")
 
 
 def _position_totals(part: pl.DataFrame, all_parts: list[Parts]) -> tuple[pl.DataFrame, int]:
@@ -311,23 +322,24 @@ def slate_terms(
 
 
 def _bootstrap(
-    terms: np.ndarray, n_bootstrap_samples: int, random_state: int, alpha: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """The bootstrap of obp: the percentile bounds of resampled means, per column of ``terms``."""
+    terms: pl.Series, n_bootstrap_samples: int, random_state: int, alpha: float
+) -> tuple[float, float]:
+    """The bootstrap of obp for one estimator: the percentile bounds of resampled means."""
     import numpy as np
 
-    n = terms.shape[0]
-    state = np.random.RandomState(random_state)
-    means = np.empty((n_bootstrap_samples, terms.shape[1]))
+    values = terms.to_numpy()
+    n = len(values)
+    state = np.random.RandomState(random_state)  # one per estimator, as obp's
+    means = np.empty(n_bootstrap_samples)
     per_block = max(1, _BLOCK // max(n, 1))
     for start in range(0, n_bootstrap_samples, per_block):
         stop = min(start + per_block, n_bootstrap_samples)
         # one draw of (stop - start, n) is obp's stop - start draws of n, in order
         index = state.randint(0, n, size=(stop - start, n))
-        means[start:stop] = terms[index].mean(axis=1)
-    lower = np.percentile(means, 100 * (alpha / 2), axis=0)
-    upper = np.percentile(means, 100 * (1.0 - alpha / 2), axis=0)
-    return lower, upper
+        means[start:stop] = values[index].mean(axis=1)
+    lower = np.percentile(means, 100 * (alpha / 2))
+    upper = np.percentile(means, 100 * (1.0 - alpha / 2))
+    return float(lower), float(upper)
 
 
 def estimate(
@@ -401,14 +413,16 @@ def estimate(
         rows.update({c: [None] * len(names) for c in ("estimate", "lower", "upper", "ess")})
         rows["n_slates"] = [0] * len(names)
         return pl.DataFrame(rows, schema=ESTIMATE_SCHEMA)
-    matrix = result.terms.select(names).to_numpy()
-    lower, upper = _bootstrap(matrix, n_bootstrap_samples, int(random_state), alpha)
+    bounds = [
+        _bootstrap(result.terms[name], n_bootstrap_samples, int(random_state), alpha)
+        for name in names
+    ]
     return pl.DataFrame(
         {
             "estimator": names,
             "estimate": [result.values[name] for name in names],
-            "lower": lower,
-            "upper": upper,
+            "lower": [low for low, _ in bounds],
+            "upper": [high for _, high in bounds],
             "n_slates": [result.n_slates] * len(names),
             "ess": [result.ess[name] for name in names],
         },
