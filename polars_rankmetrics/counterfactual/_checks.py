@@ -11,7 +11,7 @@ that only looks at the batch's type.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -45,7 +45,7 @@ def column(value: object, parameter: str) -> Column:
     return Column(expr, f"the `{parameter}` column {shown}")
 
 
-def _numeric_batch(label: str, integer: bool) -> object:
+def _numeric_batch(label: str, integer: bool) -> Callable[[pl.Series], pl.Series]:
     def check(batch: pl.Series) -> pl.Series:
         dtype = batch.dtype
         ok = dtype.is_integer() if integer else dtype.is_numeric() or dtype == pl.Boolean
@@ -66,7 +66,7 @@ def numeric(col: Column, *, integer: bool = False) -> pl.Expr:
     """
     check = _numeric_batch(col.label, integer)
     dtype = pl.Int64 if integer else pl.Float64
-    return col.expr.map_batches(check, return_dtype=dtype, is_elementwise=True)  # type: ignore[arg-type]
+    return col.expr.map_batches(check, return_dtype=dtype, is_elementwise=True)
 
 
 def finite_checks(values: pl.Expr, label: str) -> list[Check]:

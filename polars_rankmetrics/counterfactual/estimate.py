@@ -254,9 +254,8 @@ def _evaluate(
     combined = pl.concat(totals).group_by(_POSITION).agg(pl.all().sum()).sort(_POSITION)
     means = _normalisers(combined, all_parts)
     terms = pl.concat([_per_slate(part, all_parts, means) for part in parts_again])
-    return _Result(
-        terms.sort("slate_id"), *_summaries(combined, means, all_parts, n_slates), n_slates
-    )
+    values, ess = _summaries(combined, means, all_parts, n_slates)
+    return _Result(terms.sort("slate_id"), values, ess, n_slates)
 
 
 def _summaries(

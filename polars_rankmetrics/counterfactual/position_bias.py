@@ -226,14 +226,14 @@ def fit_pbm(
     alpha = table.select(query, document).unique().with_columns(alpha=pl.lit(initial))
     gamma = table.select(rank).unique().with_columns(gamma=pl.lit(initial))
     history: list[float] = []
-    done = 0
-    for done in range(1, n_iterations + 1):  # noqa: B007 - the count is reported
+    for _ in range(n_iterations):
         new_alpha, new_gamma, log_likelihood = _em_step(table, alpha, gamma, keys)
         alpha_frame, gamma_frame, value = pl.collect_all([new_alpha, new_gamma, log_likelihood])
         history.append(float(value.item()))
         alpha, gamma = alpha_frame.lazy(), gamma_frame.lazy()
         if tol > 0 and len(history) > 1 and history[-1] - history[-2] <= tol:
             break
+    done = len(history)
     history.append(float(_em_step(table, alpha, gamma, keys)[2].collect().item()))
     examination = gamma.sort(rank).with_columns(
         propensity=pl.col("gamma") / pl.col("gamma").first()

@@ -52,14 +52,14 @@ def _softmax(scores: np.ndarray) -> np.ndarray:
     import numpy as np
 
     shifted = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    return shifted / shifted.sum(axis=-1, keepdims=True)  # type: ignore[no-any-return]
+    return shifted / shifted.sum(axis=-1, keepdims=True)
 
 
 def _cumulative(values: np.ndarray) -> np.ndarray:
     """Cumulative products along each slate (the last axis)."""
     import numpy as np
 
-    return np.cumprod(values, axis=1)  # type: ignore[no-any-return]
+    return np.cumprod(values, axis=1)
 
 
 def synthetic_slate_logs(
