@@ -48,9 +48,15 @@ clicks
 .. math:: \hat c_j = \sum_{(q, d) \in S_{1,k}} n_q\, \frac{\text{clicks}(q, d, j)}
     {\text{impressions}(q, d, j)}, \quad j \in \{1, k\}
 
-(:math:`n_q` the query's impressions: the paper's weights, which make each
-query count as often as it is issued whatever ranker served it); then
-:math:`\hat p_k / \hat p_1 = \hat c_k / \hat c_1`.
+(:math:`n_q` the query's impressions); then :math:`\hat p_k / \hat p_1 =
+\hat c_k / \hat c_1`. The paper weights each click by the inverse of
+:math:`\sum_i n_i [\mathrm{rank}_i(d \mid q) = k]` (:math:`n_i` ranker
+:math:`i`'s traffic), which needs the rankers; here the log's own count of
+impressions of the (query, document) at the rank stands in for it, so no
+ranker column is needed, and each query counts in proportion to how often it
+was issued, as in the paper. Only the interventional sets with the top rank
+are used (ratios to rank 1); the paper's AllPairs extremum estimator, which
+also uses the pairs of lower ranks, is not implemented.
 """
 
 from __future__ import annotations
