@@ -174,7 +174,10 @@ def fit_pbm(
     The module documentation gives the model, the EM updates and why the
     examination propensities are relative to the top rank. Every parameter
     starts at ``initial``; the iterations stop after ``n_iterations`` or when
-    the log-likelihood rises by at most ``tol`` (0: never early).
+    the log-likelihood rises by at most ``tol`` (0: never early). On clicks
+    simulated from known parameters (40,000 impressions: 10 queries of 6
+    documents shown in a random order at 4 ranks), 200 iterations recover the
+    relative propensities within 0.05 (the tests check it).
 
     Parameters
     ----------
