@@ -136,3 +136,10 @@ def test_click_metrics() -> None:
 def test_parameters_refused_when_built(build: object, parameter: str) -> None:
     with pytest.raises(ValueError, match=f"`{parameter}`"):
         build()  # type: ignore[operator]
+
+
+def test_null_slate_in_parts() -> None:
+    log = at(4, slate_id=None)
+    for rows_per_pass in (1000, 5):
+        with pytest.raises(ValueError, match="'slate_id' holds null"):
+            cf.estimate(log.lazy(), ["iips"], rows_per_pass=rows_per_pass)
