@@ -249,6 +249,7 @@ _SUBMODULES = frozenset(
     {
         "cli",
         "comparisons",
+        "counterfactual",
         "demo",
         "engine",
         "evaluation",
