@@ -228,3 +228,22 @@ def test_evaluate_gives_rectools_numbers_or_refuses_naming_the_argument(
     row = summary_row(result)
     for name in names:
         assert same(row[name], theirs[name]), (name, row[name], theirs[name])
+
+
+def test_no_function_body_in_recsys_or_fusion_is_over_100_lines() -> None:
+    """A body over 100 lines (its docstring aside) is two ideas: split it."""
+    import ast
+    from pathlib import Path
+
+    package = Path(recsys.__file__).parent.parent
+    long = []
+    for source in [*(package / "recsys").glob("*.py"), *(package / "fusion").glob("*.py")]:
+        for node in ast.walk(ast.parse(source.read_text("utf-8"))):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            body = node.body
+            if ast.get_docstring(node) is not None:
+                body = body[1:]
+            if body and (body[-1].end_lineno or 0) - body[0].lineno + 1 > 100:
+                long.append(f"{source.name}:{node.name}")
+    assert long == []
