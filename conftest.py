@@ -56,6 +56,7 @@ os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
 RANX_FILES = (
     "tests/test_benchmarks.py",
     "tests/test_fusion.py",
+    "tests/test_fusion_edges.py",
     "tests/test_fusion_optimize.py",
     "tests/test_fusion_trained.py",
     "tests/test_inputs.py",

@@ -186,6 +186,49 @@ def test_ir_measures_names_equal_its_pyndeval_provider() -> None:
             assert_same(value, theirs[query], (query, name))
 
 
+# pyndeval's own test qrels and run (topic subtopic docno relevance); grades 1 and 2.
+PYNDEVAL_QRELS = pl.DataFrame(
+    [
+        ("0", "0", "D0", 0), ("0", "0", "D1", 1), ("0", "0", "D2", 1), ("0", "1", "D2", 1),
+        ("0", "1", "D3", 2), ("0", "0", "D4", 0), ("1", "0", "D0", 1), ("1", "0", "D3", 2),
+        ("1", "1", "D5", 2),
+    ],
+    schema=["query", "subtopic", "doc", "relevance"],
+    orient="row",
+)  # fmt: skip
+PYNDEVAL_RUN = pl.DataFrame(
+    {"query": ["0", "0", "0", "1", "1"], "doc": ["D0", "D2", "D3", "D3", "D5"],
+     "score": [3.0, 2.0, 1.0, 2.0, 1.0]}
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall", "alpha_nDCG"],
+)
+def test_a_diversity_name_with_its_own_level_alone_equals_pyndeval(name: str) -> None:
+    """Every name at a level of its own (none left at the default level) in ``evaluate``."""
+    cut = "" if name in ("NRBP", "nNRBP", "AP_IA") else "@10"
+    spelled = f"{name}(rel=2){cut}"
+    measure = ir_measures.parse_measure(spelled)
+    qrels = [ir_measures.Qrel(q, d, r, s) for q, s, d, r in PYNDEVAL_QRELS.iter_rows()]
+    theirs = {
+        m.query_id: m.value
+        for m in ir_measures.iter_calc(
+            [measure], qrels, [ir_measures.ScoredDoc(*row) for row in PYNDEVAL_RUN.iter_rows()]
+        )
+    }
+    ours = rm.evaluate(PYNDEVAL_QRELS, PYNDEVAL_RUN, [spelled]).per_query
+    assert ours.get_column("query").to_list() == ["0", "1"]
+    for query, value in ours.select("query", spelled).iter_rows():
+        assert_same(value, theirs[query], (query, spelled))
+    if name == "ERR_IA":  # the values ir_measures' pyndeval provider prints
+        assert ours.get_column(spelled).round(6).to_list() == [0.240478, 0.541075]
+    # beside a name at the default level, and beside another level's
+    both = rm.evaluate(PYNDEVAL_QRELS, PYNDEVAL_RUN, ["P@1", spelled, f"{name}(rel=1){cut}"])
+    assert both.per_query.get_column(spelled).equals(ours.get_column(spelled))
+
+
 def test_subtopic_qrels_are_checked() -> None:
     qrels, run = diversity_collection(5)
     with pytest.raises(ValueError, match="more than once for query"):

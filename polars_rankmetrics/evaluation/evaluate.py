@@ -314,7 +314,8 @@ def _topic_by_topic(
     ranked = truncate(ranked, options.max_per_query)
     if options.judged_only:
         ranked = judged_only_run(ranked, qrels_frame)
-    main = [column for column in parsed if column.name not in levels]
+    # Every name at a level of its own: the default level's frame (the queries) from the first.
+    main = [column for column in parsed if column.name not in levels] or list(parsed[:1])
     frame = topic_values(qrels_frame, ranked, main, options.relevance_level, options.tie_break)
     for level, columns in _by_level(parsed, levels).items():
         # ir_measures' rel= of a diversity name: subtopic lists at its own level.
@@ -326,7 +327,10 @@ def _topic_by_topic(
             options.relevance_level,
             options.tie_break,
         )
-        frame = frame.join(own.select("query", *(c.name for c in columns)), on="query", how="left")
+        names = [c.name for c in columns]
+        frame = frame.drop(names, strict=False).join(
+            own.select("query", *names), on="query", how="left"
+        )
     scored = pl.col("query").is_in(pl.Series(missing, dtype=pl.String).implode()).not_()
     evaluated = frame.filter(pl.col(IN_QRELS) & (scored | scores_missing))
     values = evaluated.with_columns(scored.alias(IN_RUN)).with_columns(_reset(parsed))

@@ -78,6 +78,25 @@ def check_norm(norm: object) -> str:
     raise ValueError(msg)
 
 
+def check_number(value: object, name: str, rule: str = "a finite number") -> float:
+    """``value`` as a float if it is a finite real number (not a bool), else a ``ValueError``.
+
+    An integer too large for a float (``10**400``) is refused like ``inf``, naming ``name``.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        msg = f"`{name}` must be {rule}, got {value!r}"
+        raise ValueError(msg)
+    try:
+        number = float(value)
+    except OverflowError:
+        msg = f"`{name}` must be {rule}, got an integer of {len(str(abs(value)))} digits"
+        raise ValueError(msg) from None
+    if not math.isfinite(number):
+        msg = f"`{name}` must be {rule}, got {value!r}"
+        raise ValueError(msg)
+    return number
+
+
 def check_params(method: str, params: Mapping[str, Any]) -> dict[str, float]:
     """The method's parameters with defaults filled in; unknown or bad ones refused."""
     allowed = PARAMETERS.get(method, {})
@@ -92,13 +111,7 @@ def check_params(method: str, params: Mapping[str, Any]) -> dict[str, float]:
         if value is None:
             msg = f"method {method!r} needs the parameter {name!r} (as in ranx, it has no default)"
             raise ValueError(msg)
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-        ):
-            msg = f"`{name}` must be a finite number, got {value!r}"
-            raise ValueError(msg)
+        number = check_number(value, name)
         if name == "k" and value < 0:
             msg = f"`k` must be >= 0, got {value!r}"
             raise ValueError(msg)
@@ -109,7 +122,11 @@ def check_params(method: str, params: Mapping[str, Any]) -> dict[str, float]:
             low = 1 if name == "n_segments" else 0
             msg = f"`{name}` must be an integer >= {low}, got {value!r}"
             raise ValueError(msg)
-        checked[name] = value
+        if name in ("n_segments", "w") and value > 2**31:
+            msg = f"`{name}` must be an integer <= 2**31, got {value!r}"
+            raise ValueError(msg)
+        # A huge integer (k=10**300) as the float the method computes with.
+        checked[name] = number if isinstance(value, int) and abs(value) > 2**53 else value
     return checked
 
 
@@ -140,13 +157,7 @@ def check_weights(
             msg = f"`weights` has {len(values)} values for {len(names)} runs; give one per run"
             raise ValueError(msg)
     for value in values:
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-        ):
-            msg = f"`weights` must be finite numbers >= 0, got {value!r}"
-            raise ValueError(msg)
+        check_number(value, "weights", "finite numbers >= 0")
         if value < 0:
             msg = f"`weights` must be >= 0, got {value!r}"
             raise ValueError(msg)
@@ -266,9 +277,12 @@ def fuse(
     - a document's terms are added in run order, at any thread count, and fused
       scores are rounded to 12 significant digits, so that mathematically equal
       scores (the same terms from different runs) tie exactly;
-    - null and NaN scores are dropped: that run did not retrieve the document;
-    - duplicate ``(query, doc)`` rows in a run raise ``ValueError`` (checked for
-      eager inputs; a lazy run is not read to check).
+    - null, NaN, ``inf`` and ``-inf`` scores are dropped before the
+      normalisation: that run did not retrieve the document (ranx would turn
+      the run's normalised scores into NaN, and rank NaN documents last);
+    - duplicate ``(query, doc)`` rows in a run raise ``ValueError`` for every
+      method and normalisation, whatever their scores (a duplicate row with a
+      NaN score too; checked for eager inputs; a lazy run is not read to check).
 
     Examples
     --------

@@ -20,6 +20,8 @@ from polars_rankmetrics.fusion.fuse import (
     Method,
     check_method,
     check_norm,
+    check_number,
+    check_params,
     finish,
 )
 from polars_rankmetrics.fusion.methods import METHODS
@@ -37,6 +39,10 @@ _INTEGER_GRIDS: dict[str, tuple[str, int, int, int]] = {
     "probfuse": ("n_segments", 1, 100, 1),
     "slidefuse": ("w", 1, 100, 1),
 }
+
+
+MAX_TRIALS = 100_000
+"""The most trials a grid may hold (each fuses and evaluates every run)."""
 
 
 def _digits(step: float) -> int:
@@ -58,22 +64,36 @@ def _weight_grid(step: float, n_runs: int) -> list[tuple[float, ...]]:
 def grid(
     method: str, n_runs: int, *, step: float | None = None, **bounds: float
 ) -> tuple[str, list[Any]]:
-    """The parameter ranx searches for ``method`` and its trial values, in ranx's order."""
+    """The parameter ranx searches for ``method`` and its trial values, in ranx's order.
+
+    Refused up front, naming ``step`` or the bound: a grid without a trial (a
+    weight step whose multiples never sum to 1, ``min_k`` above ``max_k``), and
+    a grid holding a value :func:`~.fuse.fuse` refuses (``min_sigma=-1``,
+    ``min_n_segments=0``), so that ``fuse(**best)`` accepts what it returns.
+    """
     if method in WEIGHTED:
         if bounds:
             msg = f"method {method!r} searches weights; it takes `step`, not {sorted(bounds)}"
             raise ValueError(msg)
         chosen = 0.1 if step is None else step
-        if not 0 < chosen <= 1:
+        if not 0 < check_number(chosen, "step") <= 1:
             msg = f"`step` must be in (0, 1] for weights, got {chosen!r}"
             raise ValueError(msg)
-        return "weights", _weight_grid(chosen, n_runs)
+        if (1 / chosen + 2) ** n_runs > MAX_TRIALS * 10:  # the combinations enumerated
+            msg = f"`step`={step!r} for {n_runs} runs enumerates too many weight combinations"
+            raise ValueError(msg)
+        weights = _weight_grid(chosen, n_runs)
+        if not weights:
+            msg = (
+                f"`step`={step!r} gives no {n_runs} weights among 0, {step}, ... that sum to "
+                "exactly 1.0; use a step that divides 1 (0.1, 0.2, 0.25, 0.5)"
+            )
+            raise ValueError(msg)
+        return "weights", weights
     if method in _SCALAR_GRIDS:
         name, low, high, default = _SCALAR_GRIDS[method]
-        allowed = {f"min_{name}", f"max_{name}"}
     elif method in _INTEGER_GRIDS:
         name, low, high, default = _INTEGER_GRIDS[method]
-        allowed = {f"min_{name}", f"max_{name}"}
     else:
         searchable = sorted([*WEIGHTED, *_SCALAR_GRIDS, *_INTEGER_GRIDS])
         msg = (
@@ -81,22 +101,47 @@ def grid(
             f"in fuse); methods with a grid: {', '.join(searchable)}"
         )
         raise ValueError(msg)
+    allowed = {f"min_{name}", f"max_{name}"}
     unknown = sorted(set(bounds) - allowed)
     if unknown:
         msg = f"method {method!r} takes {sorted(allowed)} and `step`, not {unknown}"
         raise ValueError(msg)
-    low = bounds.get(f"min_{name}", low)
-    high = bounds.get(f"max_{name}", high)
+    if method in _INTEGER_GRIDS and method != "rrf" and step is not None:
+        msg = f"method {method!r} tries every integer; it takes no `step`"
+        raise ValueError(msg)
+    for key, value in bounds.items():
+        check_number(value, key)
+    given = dict(bounds)  # as given: ranx rounds to the digits of str(step)
     chosen = default if step is None else step
-    if not chosen > 0:
+    if check_number(chosen, "step") <= 0:
         msg = f"`step` must be > 0, got {chosen!r}"
         raise ValueError(msg)
+    low = given.get(f"min_{name}", low)
+    high = given.get(f"max_{name}", high)
+    if low > high:
+        msg = f"`min_{name}` ({low!r}) is above `max_{name}` ({high!r}): the grid is empty"
+        raise ValueError(msg)
+    if (high - low) / chosen >= MAX_TRIALS:
+        msg = f"`step`={chosen!r} from {low!r} to {high!r} makes over {MAX_TRIALS:,} trials"
+        raise ValueError(msg)
     if method in _INTEGER_GRIDS:
-        if method != "rrf" and step is not None:
-            msg = f"method {method!r} tries every integer; it takes no `step`"
-            raise ValueError(msg)
-        return name, list(range(int(low), int(high) + 1, int(chosen)))
-    return name, _float_grid(low, high, chosen)
+        for key, value in (("step", chosen), *given.items()):
+            if value != int(value):
+                msg = f"`{key}` must be an integer for the grid of `{name}`, got {value!r}"
+                raise ValueError(msg)
+        trials: list[Any] = list(range(int(low), int(high) + 1, int(chosen)))
+    else:
+        trials = _float_grid(low, high, chosen)
+    for value in trials:  # fuse's own rules, on every value tried
+        try:
+            check_params(method, {name: value})
+        except ValueError as error:
+            msg = (
+                f"the grid of `{name}` (`min_{name}`={low!r}, `max_{name}`={high!r}, "
+                f"`step`={chosen!r}) tries {value!r}, which fuse refuses: {error}"
+            )
+            raise ValueError(msg) from None
+    return name, trials
 
 
 def _fused(method: str, frame: pl.DataFrame, read: Runs, context: Context, qrels: Any) -> Any:

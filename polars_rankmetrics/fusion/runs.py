@@ -4,9 +4,12 @@ Every run is read the way :func:`polars_rankmetrics.evaluate` reads a run (a
 TREC or parquet path, a polars, pandas or pyarrow table, a nested dict
 ``{query: {doc: score}}``, a ranx ``Run``, ...). Polars ``LazyFrame`` inputs
 and parquet paths stay lazy: nothing is read until the fused frame is
-collected. Rows whose score is null or NaN are dropped: such a document counts
-as not retrieved by that run, as everywhere in this library (an eager run is
-filtered only when it holds such a score: the filter copies every row).
+collected. Rows whose score is null, NaN, ``inf`` or ``-inf`` are dropped before
+any normalisation: such a document counts as not retrieved by that run, as a
+null or NaN score everywhere in this library (an eager run is filtered only when
+it holds such a score: the filter copies every row). Duplicate ``(query, doc)``
+rows are looked for before that: a duplicate whose second row has a NaN score is
+a duplicate for every method.
 """
 
 from __future__ import annotations
@@ -37,13 +40,13 @@ class Runs:
 
 
 def _without_missing(frame: pl.LazyFrame) -> pl.LazyFrame:
-    """``frame`` without its rows whose score is null or NaN (not retrieved)."""
-    return frame.filter(pl.col("score").cast(pl.Float64).is_not_nan())
+    """``frame`` without its rows whose score is null, NaN or infinite (not retrieved)."""
+    return frame.filter(pl.col("score").cast(pl.Float64).is_finite())
 
 
 def _has_missing(score: pl.Series) -> bool:
-    """Whether an eager run's scores hold a null or a NaN (a pass over one column)."""
-    return score.null_count() > 0 or (score.dtype.is_float() and bool(score.is_nan().any()))
+    """Whether an eager run's scores hold a null, NaN or ±inf (a pass over one column)."""
+    return score.null_count() > 0 or (score.dtype.is_float() and not bool(score.is_finite().all()))
 
 
 def _is_lazy_source(source: object) -> bool:
@@ -69,7 +72,11 @@ def _one_run(source: object, name: str, *, check_unique: bool = True) -> pl.Lazy
     except ValueError as error:
         msg = f"run {name!r}: {error}"
         raise ValueError(msg) from None
-    duplicated = frame.filter(pl.struct("query", "doc").is_duplicated()) if check_unique else None
+    missing = _has_missing(frame.get_column("score"))
+    # A run with rows to drop is checked here, before they go: the fusion's own check
+    # (check_unique=False) sees only the rows it fuses.
+    check = check_unique or missing
+    duplicated = frame.filter(pl.struct("query", "doc").is_duplicated()) if check else None
     if duplicated is not None and duplicated.height:
         query, doc = duplicated.row(0)[:2]
         msg = (
@@ -78,7 +85,7 @@ def _one_run(source: object, name: str, *, check_unique: bool = True) -> pl.Lazy
         )
         raise ValueError(msg)
     selected = frame.lazy().select("query", "doc", "score")
-    return _without_missing(selected) if _has_missing(frame.get_column("score")) else selected
+    return _without_missing(selected) if missing else selected
 
 
 def _default_name(index: int, source: object) -> str:
@@ -112,9 +119,10 @@ def read_runs(runs: object, *, check_unique: bool = True) -> Runs:
         return runs
     if isinstance(runs, pl.DataFrame | pl.LazyFrame) and "system" in runs.collect_schema().names():
         lazy, names = _split_long(runs)
-        if check_unique and isinstance(runs, pl.DataFrame):
-            _check_long_unique(runs)
         found = inputs._find_columns(lazy.collect_schema().names(), "run", {}, "runs")
+        missing = isinstance(runs, pl.DataFrame) and _has_missing(runs.get_column(found["score"]))
+        if (check_unique or missing) and isinstance(runs, pl.DataFrame):
+            _check_long_unique(runs, found["query"], found["doc"])
         # An Enum of the sorted names: its physical codes are the systems' indexes.
         system = pl.col("system").cast(pl.String).cast(pl.Enum(names)).to_physical()
         frame = lazy.select(
@@ -125,7 +133,7 @@ def read_runs(runs: object, *, check_unique: bool = True) -> Runs:
         if not dtype.is_numeric():
             msg = f"the runs' score column must be numeric, got {dtype}"
             raise ValueError(msg)
-        if isinstance(runs, pl.LazyFrame) or _has_missing(runs.get_column(found["score"])):
+        if isinstance(runs, pl.LazyFrame) or missing:
             frame = _without_missing(frame)
         return _finish(frame, names, isinstance(runs, pl.LazyFrame))
     if isinstance(runs, Mapping):
@@ -157,10 +165,10 @@ def read_runs(runs: object, *, check_unique: bool = True) -> Runs:
     return _finish(frame, tuple(name for name, _ in items), is_lazy)
 
 
-def _check_long_unique(frame: pl.DataFrame) -> None:
-    duplicated = frame.filter(pl.struct("system", "query", "doc").is_duplicated())
+def _check_long_unique(frame: pl.DataFrame, query: str = "query", doc: str = "doc") -> None:
+    duplicated = frame.filter(pl.struct("system", query, doc).is_duplicated())
     if duplicated.height:
-        row = duplicated.select("system", "query", "doc").row(0)
+        row = duplicated.select("system", query, doc).row(0)
         msg = (
             f"run {row[0]!r} has duplicate (query, doc) rows, e.g. ({row[1]!r}, {row[2]!r}); "
             "each document must appear once per query"
@@ -177,5 +185,5 @@ def _finish(frame: pl.LazyFrame, names: tuple[str, ...], lazy: bool) -> Runs:
         pl.col("query").cast(pl.String),
         pl.col("doc").cast(pl.String),
         pl.col("score").cast(pl.Float64),
-    )  # null and NaN scores were dropped from each run that held one: not retrieved
+    )  # null, NaN and infinite scores were dropped from each run that held one
     return Runs(frame, names, lazy)

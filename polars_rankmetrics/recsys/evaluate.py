@@ -29,12 +29,14 @@ from polars_rankmetrics.recsys.coverage import (
 from polars_rankmetrics.recsys.diversity import intra_list_diversity, intra_list_similarity
 from polars_rankmetrics.recsys.frames import (
     HeadBy,
-    align_keys,
     as_lazy,
+    cast_keys,
     check_reco,
     interactions_table,
     judged,
+    key_types,
     recommendations,
+    refuse_null_ids,
     train_statistics,
 )
 from polars_rankmetrics.recsys.history import (
@@ -94,7 +96,11 @@ def _models(reco: object, model: str) -> dict[str, pl.LazyFrame]:
     frame = as_lazy(reco, "reco")
     if model not in frame.collect_schema().names():
         return {"reco": frame}
-    names = frame.select(pl.col(model).unique().sort()).collect().to_series().to_list()
+    names = frame.select(pl.col(model).unique().sort()).collect().to_series()
+    if names.null_count():
+        nulls = frame.select(pl.col(model).null_count()).collect().item()
+        msg = f"`reco`: column {model!r} has {nulls} null values; name every row's model"
+        raise ValueError(msg)
     return {str(name): frame.filter(pl.col(model) == name).drop(model) for name in names}
 
 
@@ -257,13 +263,6 @@ def evaluate(
     if repeats not in ("raise", "first"):
         msg = f"`repeats` must be 'raise' or 'first', got {repeats!r}"
         raise ValueError(msg)
-    specs, registry = [], []
-    for label in metrics:
-        spec = parse(label)
-        if spec is None:
-            registry.append(label)
-        else:
-            specs.append(spec)
     given = {
         "interactions": interactions is not None,
         "train": train is not None,
@@ -271,18 +270,79 @@ def evaluate(
         "features": features is not None,
         "genres": genres is not None,
     }
+    request = _request(metrics, catalog, given)
+    tables = _tables(
+        reco,
+        model=model,
+        interactions=interactions,
+        train=train,
+        head_share=head_share,
+        head_by=head_by,
+        distinct_users=bool({"MeanInvUserFreq", "EPC"} & request.names),
+    )
+    plans: list[pl.LazyFrame] = []
+    for name in tables.lists:
+        plans += _model_plans(name, tables, request, repeats=repeats, model=model)
+    collected = pl.collect_all(plans)
+    per_users, catalog_rows = [], []
+    for index, name in enumerate(tables.lists):
+        values = _frame_values(
+            name, collected[2 * index], tables, request, features=features, genres=genres
+        )
+        per_users.append(values.with_columns(pl.lit(name).alias(model)))
+        catalog_rows.append(collected[2 * index + 1].with_columns(pl.lit(name).alias(model)))
+    return _assemble(metrics, request, list(tables.lists), per_users, catalog_rows, model)
+
+
+@dataclass(frozen=True)
+class _Request:
+    """What the metric names ask for: which frames are built, and the expressions over each."""
+
+    specs: list[Spec]
+    registry: list[str]
+    by_frame: dict[str, list[pl.Expr]]
+    """The per-user expressions, by the frame they read (:func:`_frame_of`)."""
+    popular: set[str]
+    """The frames whose metrics read the popularity columns (``"catalog"`` included)."""
+    raising: list[Spec]
+    """``PartialAUC``/``PAP`` with ``insufficient=raise``: a count per model to check."""
+    catalog_exprs: list[tuple[str, int | None, pl.Expr | None, pl.Expr]]
+
+    @property
+    def names(self) -> set[str]:
+        """The table names of the metrics asked for."""
+        return {spec.name for spec in self.specs}
+
+    def of_kind(self, kind: str) -> list[Spec]:
+        """The metrics asked for of one :data:`~.names.METRICS` kind."""
+        return [spec for spec in self.specs if METRICS[spec.name].kind == kind]
+
+
+def _request(metrics: Sequence[str], catalog: Catalog | None, given: dict[str, bool]) -> _Request:
+    """The planner: each name parsed, its inputs required, its expression built and placed."""
+    specs, registry = [], []
+    for label in metrics:
+        spec = parse(label)
+        if spec is None:
+            registry.append(label)
+        else:
+            specs.append(spec)
     _require(specs, given)
-    if registry and interactions is None:
+    if registry and not given["interactions"]:
         msg = f"{registry[0]!r} needs `interactions`"
         raise ValueError(msg)
-    names = {spec.name for spec in specs}
+    by_frame: dict[str, list[pl.Expr]] = {"test": [], "list": [], "full": [], "raw": []}
+    popular: set[str] = set()
     user_specs = [spec for spec in specs if METRICS[spec.name].kind == "user"]
-    user_exprs = [_user_expr(spec, catalog) for spec in user_specs]
+    for spec in user_specs:
+        by_frame[_frame_of(spec)].append(_user_expr(spec, catalog))
+        if "train" in METRICS[spec.name].needs:
+            popular.add(_frame_of(spec))
     if registry:
         from polars_rankmetrics.multi import metrics as library_metrics
 
         score = -pl.col(RANK).cast(pl.Float64)
-        user_exprs.append(
+        by_frame["full"].append(
             library_metrics(
                 pl.col(RELEVANT).cast(pl.Int32),
                 registry,
@@ -295,149 +355,187 @@ def evaluate(
         for spec in user_specs
         if spec.name in ("PartialAUC", "PAP") and spec.options.get("insufficient") == "raise"
     ]
-    user_exprs += [
+    by_frame["full"] += [
         auc_insufficient(spec.k or 1).fill_null(False).sum().alias(f"__insufficient{i}")
         for i, spec in enumerate(raising)
     ]
-    catalog_exprs = [
-        (spec.label, spec.k, *_catalog_expr(spec, catalog))
-        for spec in specs
-        if METRICS[spec.name].kind == "catalog"
-    ]
+    catalog_specs = [spec for spec in specs if METRICS[spec.name].kind == "catalog"]
+    if any("train" in METRICS[spec.name].needs for spec in catalog_specs):
+        popular.add("catalog")
+    catalog_exprs = [(spec.label, spec.k, *_catalog_expr(spec, catalog)) for spec in catalog_specs]
+    return _Request(specs, registry, by_frame, popular, raising, catalog_exprs)
 
+
+@dataclass(frozen=True)
+class _Tables:
+    """The inputs read once for every model, their ids of one type (:func:`~.frames.key_types`)."""
+
+    lists: dict[str, pl.DataFrame]
+    """Each model's ``user, item, rank``, in memory."""
+    test: pl.LazyFrame | None
+    """The distinct test pairs, in memory."""
+    train: pl.LazyFrame | None
+    popularity: pl.DataFrame | None
+    totals: pl.DataFrame | None
+
+
+def _tables(
+    reco: object,
+    *,
+    model: str,
+    interactions: object | None,
+    train: object | None,
+    head_share: float,
+    head_by: HeadBy,
+    distinct_users: bool,
+) -> _Tables:
+    """Every model's lists, the test pairs and the training statistics, read and checked."""
     lists = {  # each model's lists read once, into memory
         name: unflagged(recommendations(frame, f"reco[{name!r}]").collect())
         for name, frame in _models(reco, model).items()
     }
-    models = {name: frame.lazy() for name, frame in lists.items()}
-    test = None
+    sources: dict[str, pl.LazyFrame | pl.DataFrame] = {
+        f"reco[{name!r}]": frame for name, frame in lists.items()
+    }
+    for name, frame in lists.items():
+        refuse_null_ids(frame, f"reco[{name!r}]")
+    pairs = None
     if interactions is not None:
         pairs = interactions_table(interactions, "interactions", unique=False).collect()
-        test = distinct_pairs(pairs).lazy()
-    popularity = totals = None
+        refuse_null_ids(pairs, "interactions")
+        sources["interactions"] = pairs
+    train_frame = None
     if train is not None:
-        popularity, totals = train_statistics(
-            train,
-            head_share=head_share,
-            head_by=head_by,
-            distinct_users=bool({"MeanInvUserFreq", "EPC"} & names),
+        train_frame = as_lazy(train, "train")
+        sources["train"] = train_frame
+    types = key_types(sources)
+    lists = {name: cast_keys(frame, types) for name, frame in lists.items()}
+    test = None if pairs is None else distinct_pairs(cast_keys(pairs, types)).lazy()
+    popularity = totals = None
+    if train_frame is not None:
+        train_frame = cast_keys(train_frame, types)
+        per_item, row = train_statistics(
+            train_frame, head_share=head_share, head_by=head_by, distinct_users=distinct_users
         )
-        popularity = popularity.collect().lazy()
-        totals = totals.collect().lazy()
+        popularity, totals = per_item.collect(), row.collect()
+    return _Tables(lists, test, train_frame, popularity, totals)
 
-    def with_popularity(frame: pl.LazyFrame) -> pl.LazyFrame:
-        if popularity is None or totals is None:
-            return frame
-        table, row = popularity.collect(), totals.collect()
-        added = [column for column in table.columns if column != ITEM]
-        gathered = popularity_gather(table, added, frame.collect_schema()[ITEM])
-        if gathered is None:
-            frame = frame.join(popularity, on=ITEM, how="left")
-        else:  # the same columns as the join, looked up by position
-            frame = frame.with_columns(gathered)
-        return frame.with_columns(
-            pl.col(LONG_TAIL).fill_null(True),
-            *(
-                pl.lit(row[column].item(), dtype=row[column].dtype).alias(column)
-                for column in row.columns
-            ),
-        )
 
-    by_frame: dict[str, list[pl.Expr]] = {"test": [], "list": [], "full": [], "raw": []}
-    popular: set[str] = set()  # the frames whose metrics read the popularity columns
-    for spec, expr in zip(user_specs, user_exprs, strict=False):
-        by_frame[_frame_of(spec)].append(expr)
-        if "train" in METRICS[spec.name].needs:
-            popular.add(_frame_of(spec))
-    if any(
-        "train" in METRICS[spec.name].needs
-        for spec in specs
-        if METRICS[spec.name].kind == "catalog"
-    ):
-        popular.add("catalog")
+def _with_popularity(frame: pl.LazyFrame, tables: _Tables) -> pl.LazyFrame:
+    """``frame`` with each item's popularity columns and the training totals."""
+    table, row = tables.popularity, tables.totals
+    if table is None or row is None:
+        return frame
+    added = [column for column in table.columns if column != ITEM]
+    gathered = popularity_gather(table, added, frame.collect_schema()[ITEM])
+    if gathered is None:
+        frame = frame.join(table.lazy(), on=ITEM, how="left")
+    else:  # the same columns as the join, looked up by position
+        frame = frame.with_columns(gathered)
+    return frame.with_columns(
+        pl.col(LONG_TAIL).fill_null(True),
+        *(
+            pl.lit(row[column].item(), dtype=row[column].dtype).alias(column)
+            for column in row.columns
+        ),
+    )
+
+
+def _model_plans(
+    name: str, tables: _Tables, request: _Request, *, repeats: Repeats, model: str
+) -> list[pl.LazyFrame]:
+    """One model's two plans: its per-user values, and its catalogue row (empty without)."""
+    by_frame = request.by_frame
 
     def joined(kind: str, frame: pl.LazyFrame) -> pl.LazyFrame:
-        return with_popularity(frame) if kind in popular else frame
+        return _with_popularity(frame, tables) if kind in request.popular else frame
 
-    by_frame["full"] += user_exprs[len(user_specs) :]  # the registry's struct, AUC checks
-
-    plans: list[pl.LazyFrame] = []
-    for name, ranked in models.items():
-        raw, argument = ranked, f"reco[{name!r}]"
-        check_reco(ranked, argument, repeats=False)
-        in_memory = lists[name]
-        if repeats == "first":
-            in_memory = ranked.group_by(USER, ITEM).agg(pl.col(RANK).min()).collect()
-            ranked = in_memory.lazy()
-        pairs_index = None
-        if repeats == "raise" or (test is not None and by_frame["test"]):
-            pairs_index = ranked_pairs(in_memory)  # one sort: the repeat check and the test ranks
-        if repeats == "raise" and (pairs_index is None or has_repeats(pairs_index)):
-            check_reco(raw, argument)  # raises, naming the repeats, or checks without numpy
-        if test is not None:
-            test = align_keys(ranked, test, "interactions")
-        if popularity is not None:
-            popularity = align_keys(ranked, popularity, "train")
-        listed = ranked.with_columns(pl.lit(False).alias(RELEVANT))
-        sources = {
-            "list": joined("list", listed),
-            "full": joined("full", judged(ranked, test)),
-            "raw": raw,
-        }
-        if test is not None:
-            looked_up = None
-            if pairs_index is not None and by_frame["test"]:
-                looked_up = ranks_of(pairs_index, test.collect())
-            matched = (
-                test.join(ranked, on=[USER, ITEM], how="left")
-                if looked_up is None
-                else looked_up.lazy()
-            )
-            sources["test"] = joined("test", matched.with_columns(pl.lit(True).alias(RELEVANT)))
-        parts = [
-            sources[kind].group_by(USER).agg(exprs) for kind, exprs in by_frame.items() if exprs
-        ]
-        per_user = parts[0] if parts else listed.select(USER).unique()
-        for part in parts[1:]:
-            per_user = per_user.join(part, on=USER, how="full", coalesce=True)
-        if registry:
-            per_user = per_user.unnest("__registry")
-        plans.append(per_user.with_columns(pl.lit(name).alias(model)))
-        catalog_frame = joined("catalog", listed)
-        plans.append(
-            _catalog_plan(catalog_frame, catalog_exprs, in_memory)
-            if catalog_exprs
-            else pl.LazyFrame()
+    in_memory = tables.lists[name]
+    raw = ranked = in_memory.lazy()
+    argument = f"reco[{name!r}]"
+    check_reco(ranked, argument, repeats=False)
+    if repeats == "first":
+        in_memory = ranked.group_by(USER, ITEM).agg(pl.col(RANK).min()).collect()
+        ranked = in_memory.lazy()
+    test = tables.test
+    pairs_index = None
+    if repeats == "raise" or (test is not None and by_frame["test"]):
+        pairs_index = ranked_pairs(in_memory)  # one sort: the repeat check and the test ranks
+    if repeats == "raise" and (pairs_index is None or has_repeats(pairs_index)):
+        check_reco(raw, argument)  # raises, naming the repeats, or checks without numpy
+    listed = ranked.with_columns(pl.lit(False).alias(RELEVANT))
+    sources = {
+        "list": joined("list", listed),
+        "full": joined("full", judged(ranked, test)),
+        "raw": raw,
+    }
+    if test is not None:
+        looked_up = None
+        if pairs_index is not None and by_frame["test"]:
+            looked_up = ranks_of(pairs_index, test.collect())
+        matched = (
+            test.join(ranked, on=[USER, ITEM], how="left")
+            if looked_up is None
+            else looked_up.lazy()
         )
-    collected = pl.collect_all(plans)
+        sources["test"] = joined("test", matched.with_columns(pl.lit(True).alias(RELEVANT)))
+    parts = [sources[kind].group_by(USER).agg(exprs) for kind, exprs in by_frame.items() if exprs]
+    per_user = parts[0] if parts else listed.select(USER).unique()
+    for part in parts[1:]:
+        per_user = per_user.join(part, on=USER, how="full", coalesce=True)
+    if request.registry:
+        per_user = per_user.unnest("__registry")
+    catalog_frame = joined("catalog", listed)
+    catalog_plan = (
+        _catalog_plan(catalog_frame, request.catalog_exprs, in_memory)
+        if request.catalog_exprs
+        else pl.LazyFrame()
+    )
+    return [per_user.with_columns(pl.lit(name).alias(model)), catalog_plan]
 
-    per_users, catalog_rows = [], []
-    frame_specs = [spec for spec in specs if METRICS[spec.name].kind == "frame"]
-    for index, name in enumerate(models):
-        values_of_user, catalog_values = collected[2 * index], collected[2 * index + 1]
-        for i, spec in enumerate(raising):
-            count = values_of_user[f"__insufficient{i}"].sum()
-            if count:
-                msg = (
-                    f"{spec.label!r}: {count} users of model {name!r} have fewer than {spec.k} "
-                    "negatives recommended and a test item left out; use "
-                    "insufficient=exclude or insufficient=ignore"
-                )
-                raise ValueError(msg)
-        values_of_user = values_of_user.drop([f"__insufficient{i}" for i in range(len(raising))])
-        for spec in frame_specs:
-            values = _frame_metric(
-                spec, name, models[name], models, train=train, features=features, genres=genres
+
+def _frame_values(
+    name: str,
+    values_of_user: pl.DataFrame,
+    tables: _Tables,
+    request: _Request,
+    *,
+    features: object | None,
+    genres: object | None,
+) -> pl.DataFrame:
+    """One model's per-user values: the insufficient-AUC checks, then the frame metrics joined."""
+    for i, spec in enumerate(request.raising):
+        count = values_of_user[f"__insufficient{i}"].sum()
+        if count:
+            msg = (
+                f"{spec.label!r}: {count} users of model {name!r} have fewer than {spec.k} "
+                "negatives recommended and a test item left out; use "
+                "insufficient=exclude or insufficient=ignore"
             )
-            values_of_user = values_of_user.join(values, on=USER, how="full", coalesce=True)
-        per_users.append(values_of_user.with_columns(pl.lit(name).alias(model)))
-        catalog_rows.append(catalog_values.with_columns(pl.lit(name).alias(model)))
+            raise ValueError(msg)
+    values_of_user = values_of_user.drop(
+        [f"__insufficient{i}" for i in range(len(request.raising))]
+    )
+    models = {model_name: frame.lazy() for model_name, frame in tables.lists.items()}
+    for spec in request.of_kind("frame"):
+        values = _frame_metric(
+            spec, name, models[name], models, train=tables.train, features=features, genres=genres
+        )
+        values_of_user = values_of_user.join(values, on=USER, how="full", coalesce=True)
+    return values_of_user
 
-    user_columns = [
-        label
-        for label in metrics
-        if label not in {s.label for s in specs if METRICS[s.name].kind == "catalog"}
-    ]
+
+def _assemble(
+    metrics: Sequence[str],
+    request: _Request,
+    names: list[str],
+    per_users: list[pl.DataFrame],
+    catalog_rows: list[pl.DataFrame],
+    model: str,
+) -> RecsysEvaluation:
+    """``per_user`` and ``summary``, columns in the order asked; a row for every model."""
+    catalog_labels = {spec.label for spec in request.of_kind("catalog")}
+    user_columns = [label for label in metrics if label not in catalog_labels]
     expanded = [column for column in per_users[0].columns if column not in (USER, model)]
     ordered = [column for column in expanded if column in user_columns] + [
         column for column in expanded if column not in user_columns
@@ -448,9 +546,13 @@ def evaluate(
     means = per_user_all.group_by(model).agg(
         [pl.col(column).cast(pl.Float64).fill_nan(None).mean() for column in ordered]
     )
-    summary = means
-    if catalog_exprs:
-        summary = summary.join(pl.concat(catalog_rows, how="vertical_relaxed"), on=model)
+    # Every model keeps its row: a model without per-user rows has null means.
+    summary = pl.DataFrame({model: names}, schema={model: pl.String}).join(
+        means, on=model, how="left"
+    )
+    if request.catalog_exprs:
+        catalog = pl.concat(catalog_rows, how="vertical_relaxed")
+        summary = summary.join(catalog, on=model, how="left")
     columns = [label for label in metrics if label in summary.columns] + [
         column for column in summary.columns if column not in metrics and column != model
     ]

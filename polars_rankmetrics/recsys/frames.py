@@ -17,8 +17,9 @@ Table, or a path to a parquet file. pandas and pyarrow are never imported here.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 import polars as pl
 
@@ -43,6 +44,7 @@ from polars_rankmetrics.recsys.packed import (
 )
 
 HeadBy = Literal["items", "interactions"]
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
 
 def _is_instance(obj: object, module: str, name: str) -> bool:
@@ -196,8 +198,9 @@ def train_statistics(
     packed = None
     if distinct_users:
         packed = train_counts(lazy)
-    if packed is None:
+    if packed is None:  # the packed keys hold no null id; here they are looked for
         frame = lazy.select(USER, ITEM).collect()
+        refuse_null_ids(frame, argument)
         if distinct_users:
             packed = _sorted_pairs_numpy(frame)
             if packed is None:
@@ -231,14 +234,19 @@ def train_totals(train: object, argument: str = "train") -> pl.LazyFrame:
 
 
 def check_reco(reco: pl.LazyFrame, argument: str = "reco", *, repeats: bool = True) -> None:
-    """Raise on a rank below 1 or null, and (with ``repeats``) on a (user, item) recommended twice.
+    """Raise on a null id, a rank below 1 or null, and (with ``repeats``) a (user, item) twice.
 
     Collects the rank's extremes and the id columns in one pass over ``reco``;
     repeats are looked for by one numpy sort of packed integer ids (grouping
     by the pair when that does not apply, and to name the repeats).
     """
     queries = [
-        reco.select(pl.col(RANK).min().alias("low"), pl.col(RANK).null_count().alias("nulls"))
+        reco.select(
+            pl.col(RANK).min().alias("low"),
+            pl.col(RANK).null_count().alias("nulls"),
+            pl.col(USER).null_count().alias("null_users"),
+            pl.col(ITEM).null_count().alias("null_items"),
+        )
     ]
     if repeats:
         queries.append(reco.select(USER, ITEM))
@@ -250,7 +258,14 @@ def check_reco(reco: pl.LazyFrame, argument: str = "reco", *, repeats: bool = Tr
             results[1] = grouped.filter(pl.col("len") > 1).head(3)
         else:
             results[1] = pairs_frame.head(0)
-    low, nulls = results[0].row(0)
+    low, nulls, null_users, null_items = results[0].row(0)
+    for column, count in ((USER, null_users), (ITEM, null_items)):
+        if count:
+            msg = (
+                f"`{argument}`: column {column!r} has {count} null values; every row needs a "
+                f"{column} id"
+            )
+            raise ValueError(msg)
     if nulls:
         msg = f"`{argument}`: column 'rank' has {nulls} null values; ranks start at 1"
         raise ValueError(msg)
@@ -269,24 +284,59 @@ def check_reco(reco: pl.LazyFrame, argument: str = "reco", *, repeats: bool = Tr
         raise ValueError(msg)
 
 
-def align_keys(reco: pl.LazyFrame, other: pl.LazyFrame, argument: str) -> pl.LazyFrame:
-    """``other`` with its user and item ids cast to ``reco``'s integer types.
-
-    Raises when the ids are of different kinds (e.g. strings against integers).
-    """
-    ours, theirs = reco.collect_schema(), other.collect_schema()
-    casts = []
+def refuse_null_ids(frame: pl.DataFrame, argument: str) -> None:
+    """Raise when ``frame`` (in memory) has a null ``user`` or ``item``, naming the table."""
     for column in (USER, ITEM):
-        if column not in theirs or ours[column] == theirs[column]:
-            continue
-        if not (ours[column].is_integer() and theirs[column].is_integer()):
+        nulls = frame.get_column(column).null_count() if column in frame.columns else 0
+        if nulls:
             msg = (
-                f"`{argument}`: column {column!r} is {theirs[column]} but the "
-                f"recommendations' is {ours[column]}; use the same ids"
+                f"`{argument}`: column {column!r} has {nulls} null values; every row needs a "
+                f"{column} id"
             )
             raise ValueError(msg)
-        casts.append(pl.col(column).cast(ours[column]))
-    return other.with_columns(casts) if casts else other
+
+
+def key_types(tables: Mapping[str, pl.LazyFrame | pl.DataFrame]) -> dict[str, pl.DataType]:
+    """The ``user`` and ``item`` types every table is cast to: the integer supertype of theirs.
+
+    Ids of one type are left as they are. Integer ids of different widths or
+    signs are cast to the narrowest integer type that holds them all (Int32 and
+    a test user 3_000_000_000 become Int64); ids of different kinds (strings
+    against integers) raise, naming both tables. ``tables`` maps each table's
+    argument name to it.
+    """
+    chosen: dict[str, pl.DataType] = {}
+    for column in (USER, ITEM):
+        types = {
+            argument: table.collect_schema()[column]
+            for argument, table in tables.items()
+            if column in table.collect_schema()
+        }
+        distinct = list(dict.fromkeys(types.values()))
+        if len(distinct) <= 1:
+            continue
+        if not all(dtype.is_integer() for dtype in distinct):
+            first = next(iter(types))
+            other = next(a for a, dtype in types.items() if dtype != types[first])
+            msg = (
+                f"`{other}`: column {column!r} is {types[other]} but `{first}`'s is "
+                f"{types[first]}; use the same ids"
+            )
+            raise ValueError(msg)
+        empty = [pl.DataFrame(schema={column: dtype}) for dtype in distinct]
+        chosen[column] = pl.concat(empty, how="vertical_relaxed").schema[column]
+    return chosen
+
+
+def cast_keys(frame: FrameT, types: Mapping[str, pl.DataType]) -> FrameT:
+    """``frame`` with its ``user`` and ``item`` cast to :func:`key_types`' (those it has)."""
+    schema = frame.collect_schema()
+    casts = [
+        pl.col(column).cast(dtype)
+        for column, dtype in types.items()
+        if column in schema and schema[column] != dtype
+    ]
+    return frame.with_columns(casts) if casts else frame
 
 
 def judged(reco: pl.LazyFrame, interactions: pl.LazyFrame | None) -> pl.LazyFrame:
@@ -348,14 +398,24 @@ def prepare(
     """
     ranked = recommendations(reco)
     check_reco(ranked, repeats=check_repeats)
-    test = None
+    tables = {"reco": ranked}
     if interactions is not None:
-        test = align_keys(ranked, interactions_table(interactions, "interactions"), "interactions")
+        pairs = interactions_table(interactions, "interactions")
+        refuse_null_ids(
+            pairs.filter(pl.col(USER).is_null() | pl.col(ITEM).is_null()).collect(), "interactions"
+        )
+        tables["interactions"] = pairs
+    if train is not None:
+        tables["train"] = as_lazy(train, "train")
+    types = key_types(tables)
+    ranked = cast_keys(ranked, types)
+    test = cast_keys(tables["interactions"], types) if interactions is not None else None
     frame = judged(ranked, test)
     if train is None:
         return frame
-    train = align_keys(ranked, as_lazy(train, "train"), "train")
-    popularity, totals = train_statistics(train, head_share=head_share, head_by=head_by)
+    popularity, totals = train_statistics(
+        cast_keys(tables["train"], types), head_share=head_share, head_by=head_by
+    )
     frame = frame.join(popularity, on=ITEM, how="left").with_columns(
         pl.col(LONG_TAIL).fill_null(True)
     )

@@ -223,7 +223,9 @@ METRICS: dict[str, RecsysMetric] = {
 }
 """Every name :func:`~.evaluate.evaluate` knows, beside the library's registry."""
 
-_SPEC = re.compile(r"(?P<name>[A-Za-z_]+)(?:@(?P<k>[0-9]+))?(?:\((?P<options>[^()]*)\))?")
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+"""A table name: letters, digits after the first (``F1Beta``) and underscores."""
+_SPEC = re.compile(rf"(?P<name>{_NAME})(?:@(?P<k>[0-9]+))?(?:\((?P<options>[^()]*)\))?")
 
 
 @dataclass(frozen=True)
@@ -247,11 +249,15 @@ def _value(text: str, kind: type) -> Any:
 def parse(label: str) -> Spec | None:
     """The table entry a name refers to, or None when it is not one of :data:`METRICS`."""
     match = _SPEC.fullmatch(label.strip())
-    head = re.match(r"[A-Za-z_]+", label.strip())
-    if match is None and head is not None and head[0] in METRICS:
+    found = re.match(_NAME, label.strip())
+    head = None if found is None else found[0]
+    if head is not None and head not in METRICS:
+        head = head.rstrip("0123456789")  # "Novelty10": a table name and a k without its @
+    known = match is not None and match["name"] in METRICS
+    if not known and head in METRICS:
         msg = (
-            f"{label!r}: write {head[0]}@k with k an integer >= 1, options in parentheses, "
-            f"e.g. '{head[0]}@10'"
+            f"{label!r}: write {head}@k with k an integer >= 1, options in parentheses, "
+            f"e.g. '{head}@10'"
         )
         raise ValueError(msg)
     if match is None or match["name"] not in METRICS:
