@@ -1,0 +1,123 @@
+"""A batch of rankings as numpy arrays, for the interleaving algorithms.
+
+The documents of each row get local integer codes (their rank among the row's
+distinct documents), so that "already in the interleaved list" is a boolean
+row, and the algorithms run over every row of the batch at once, one step per
+position. :class:`Batch` converts the list columns in, and the chosen codes
+back to documents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+
+class Batch:
+    """One batch of rows as numpy arrays: each ranking's documents as local integer codes.
+
+    A document's code is its rank among the distinct documents of its row (0, 1,
+    ...), so that a row's "already shown" set is a boolean row of width ``U``,
+    the most distinct documents of any row.
+    """
+
+    def __init__(self, rankings: list[pl.Series], keys: pl.Series, names: Sequence[str]) -> None:
+        import numpy as np
+
+        for series, name in zip(rankings, names, strict=True):
+            _check_ranking(series, name)
+        self.rows = len(keys)
+        self.keys = keys.to_numpy().astype(np.uint64)
+        self.concatenated = pl.select(
+            pl.concat_list([s.alias(str(i)) for i, s in enumerate(rankings)])
+        ).to_series()
+        lengths = [s.list.len().fill_null(0).to_numpy().astype(np.int64) for s in rankings]
+        self.lengths = np.stack(lengths, axis=1) if lengths else np.zeros((self.rows, 0), np.int64)
+        codes = self.concatenated.list.eval(pl.element().rank("dense").cast(pl.Int64) - 1)
+        self.distinct = codes.list.max().fill_null(-1).to_numpy().astype(np.int64) + 1
+        self.width = int(self.distinct.max()) if self.rows else 0
+        total = self.lengths.sum(axis=1)
+        flat = _padded(codes, total)
+        self.first = np.zeros(
+            (self.rows, self.width + 1), np.int64
+        )  # code -> index in the concatenation
+        rows = np.arange(self.rows)
+        for position in range(flat.shape[1] - 1, -1, -1):
+            valid = flat[:, position] >= 0
+            self.first[rows[valid], flat[valid, position]] = position
+        self.codes = []
+        start = np.zeros(self.rows, np.int64)
+        depth = int(self.lengths.max()) if self.lengths.size else 0
+        for i in range(len(rankings)):
+            columns = start[:, None] + np.arange(depth)[None, :]
+            inside = np.arange(depth)[None, :] < self.lengths[:, i : i + 1]
+            picked = np.take_along_axis(
+                flat, np.minimum(columns, max(flat.shape[1] - 1, 0)), axis=1
+            )
+            self.codes.append(
+                np.where(inside, picked, -1) if flat.size else np.full((self.rows, depth), -1)
+            )
+            start = start + self.lengths[:, i]
+
+    def positions(self, ranking: int) -> Any:
+        """``rows x (U + 1)``: each code's 1-based rank in ``ranking``, 0 if absent."""
+        import numpy as np
+
+        table = np.zeros((self.rows, self.width + 1), np.int64)
+        codes = self.codes[ranking]
+        rows = np.arange(self.rows)
+        for position in range(codes.shape[1] - 1, -1, -1):
+            valid = codes[:, position] >= 0
+            table[rows[valid], codes[valid, position]] = position + 1
+        return table
+
+    def indices(self, chosen: Any, count: Any) -> pl.Series:
+        """Where the codes ``chosen`` (``rows x K``, the first ``count`` valid) are in the
+        rankings concatenated, as a list Series.
+        """
+        import numpy as np
+
+        rows = np.arange(self.rows)[:, None]
+        return lists(self.first[rows, np.maximum(chosen, 0)], count)
+
+
+def _check_ranking(series: pl.Series, name: str) -> None:
+    if not isinstance(series.dtype, pl.List):
+        msg = f"`{name}` must be a list column of document ids, got {series.dtype}"
+        raise ValueError(msg)
+    nulls = series.list.eval(pl.element().is_null().any()).list.first().fill_null(False)
+    if nulls.any():
+        msg = f"`{name}`: a ranking holds a null document (row {int(nulls.arg_true()[0])})"
+        raise ValueError(msg)
+    repeated = series.list.n_unique() != series.list.len()
+    if repeated.fill_null(False).any():
+        msg = (
+            f"`{name}`: a ranking holds a document twice (row {int(repeated.arg_true()[0])}); "
+            "each document appears once in a ranking"
+        )
+        raise ValueError(msg)
+
+
+def _padded(codes: pl.Series, lengths: Any) -> Any:
+    import numpy as np
+
+    rows = len(codes)
+    width = int(lengths.max()) if rows else 0
+    flat = codes.explode(empty_as_null=False).to_numpy().astype(np.int64)
+    table = np.full((rows, width), -1, np.int64)
+    row_index = np.repeat(np.arange(rows), lengths)
+    offsets = np.cumsum(lengths) - lengths
+    table[row_index, np.arange(len(flat)) - np.repeat(offsets, lengths)] = flat
+    return table
+
+
+def lists(table: Any, count: Any) -> pl.Series:
+    """The first ``count[i]`` entries of each row of the 2-D array ``table``, as a list Series."""
+    import numpy as np
+
+    if table.shape[1] == 0:
+        table = np.zeros((table.shape[0], 1), table.dtype)
+    frame = pl.DataFrame({"table": table, "count": count})
+    return frame.select(pl.col("table").arr.to_list().list.head(pl.col("count"))).to_series()
