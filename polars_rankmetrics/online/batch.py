@@ -74,9 +74,7 @@ class Batch:
         return table
 
     def indices(self, chosen: Any, count: Any) -> pl.Series:
-        """Where the codes ``chosen`` (``rows x K``, the first ``count`` valid) are in the
-        rankings concatenated, as a list Series.
-        """
+        """Where the codes ``chosen`` (the first ``count`` per row) are in the rankings joined."""
         import numpy as np
 
         rows = np.arange(self.rows)[:, None]
