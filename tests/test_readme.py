@@ -1122,3 +1122,18 @@ def fusion_expressions(block: Block, context: Context) -> None:
     expected = _rrf_slow({"bm25": bm25, "dense": dense})
     assert got.keys() == expected.keys()
     assert [got[key] for key in expected] == approx(list(expected.values()))
+
+
+# Online evaluation (guide/online.md)
+
+
+@runs("guide/online.md: A worked example #1")
+def online_worked_example(block: Block, context: Context) -> None:
+    """The interleaving verdict, the agreement and the models' fit, printed as the page shows."""
+    namespace, _ = execute(block, {})
+    assert block.output is not None
+    assert context.capsys.readouterr().out.rstrip("\n") == block.output
+    # The verdict agrees with the offline difference, both in A's favour.
+    assert namespace["offline"]["delta"].mean() > 0
+    verdict = rm.online.interleaving_preference(namespace["outcomes"]).row(0, named=True)
+    assert verdict["wins"] > verdict["losses"] and verdict["p_value"] < 0.05
