@@ -85,6 +85,10 @@ def _check_ranking(series: pl.Series, name: str) -> None:
     if not isinstance(series.dtype, pl.List):
         msg = f"`{name}` must be a list column of document ids, got {series.dtype}"
         raise ValueError(msg)
+    if series.null_count():
+        row = int(series.is_null().arg_true()[0])
+        msg = f"`{name}`: row {row} has a null ranking (give an empty list for no documents)"
+        raise ValueError(msg)
     nulls = series.list.eval(pl.element().is_null().any()).list.first().fill_null(False)
     if nulls.any():
         msg = f"`{name}`: a ranking holds a null document (row {int(nulls.arg_true()[0])})"

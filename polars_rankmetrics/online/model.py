@@ -116,16 +116,17 @@ class ClickModel:
             raise ValueError(msg)
         needed = REQUIRED[self.model]
         for name in (ATTRACTIVENESS, EXAMINATION, SATISFACTION, CONTINUATION):
-            value = getattr(self, name)
-            if (value is None) == (name in needed):
+            if (getattr(self, name) is None) == (name in needed):
                 state = "needs" if name in needed else "has no"
                 msg = f"the {self.model.upper()} model {state} `{name}`"
                 raise ValueError(msg)
+        for name in needed:
+            value = getattr(self, name)
             if isinstance(value, float | int) and not isinstance(value, bool):
                 if not (self.model == "dbn" and name == CONTINUATION and 0.0 <= value <= 1.0):
                     msg = f"`{name}` must be a frame (or, for DBN, a probability), got {value!r}"
                     raise ValueError(msg)
-            elif value is not None:
+            else:
                 self._check_frame(name, value)
 
     def _check_frame(self, name: str, frame: object) -> None:
