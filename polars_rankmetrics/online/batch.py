@@ -35,11 +35,10 @@ class Batch:
         ).to_series()
         lengths = [s.list.len().fill_null(0).to_numpy().astype(np.int64) for s in rankings]
         self.lengths = np.stack(lengths, axis=1) if lengths else np.zeros((self.rows, 0), np.int64)
-        codes = self.concatenated.list.eval(pl.element().rank("dense").cast(pl.Int64) - 1)
-        self.distinct = codes.list.max().fill_null(-1).to_numpy().astype(np.int64) + 1
-        self.width = int(self.distinct.max()) if self.rows else 0
         total = self.lengths.sum(axis=1)
-        flat = _padded(codes, total)
+        flat = _local_codes(self.concatenated, total)
+        self.distinct = (flat.max(axis=1) + 1) if flat.shape[1] else np.zeros(self.rows, np.int64)
+        self.width = int(self.distinct.max()) if self.rows else 0
         self.first = np.zeros(
             (self.rows, self.width + 1), np.int64
         )  # code -> index in the concatenation
@@ -59,6 +58,7 @@ class Batch:
             self.codes.append(
                 np.where(inside, picked, -1) if flat.size else np.full((self.rows, depth), -1)
             )
+            _check_repeats(self.codes[-1], names[i])
             start = start + self.lengths[:, i]
 
     def positions(self, ranking: int) -> Any:
@@ -89,29 +89,56 @@ def _check_ranking(series: pl.Series, name: str) -> None:
         row = int(series.is_null().arg_true()[0])
         msg = f"`{name}`: row {row} has a null ranking (give an empty list for no documents)"
         raise ValueError(msg)
-    nulls = series.list.eval(pl.element().is_null().any()).list.first().fill_null(False)
-    if nulls.any():
-        msg = f"`{name}`: a ranking holds a null document (row {int(nulls.arg_true()[0])})"
+    values = series.explode(empty_as_null=False)
+    if values.null_count():
+        lengths = series.list.len().to_numpy()
+        row = int((lengths.cumsum() > int(values.is_null().arg_true()[0])).argmax())
+        msg = f"`{name}`: a ranking holds a null document (row {row})"
         raise ValueError(msg)
-    repeated = series.list.n_unique() != series.list.len()
-    if repeated.fill_null(False).any():
+
+
+def _check_repeats(codes: Any, name: str) -> None:
+    """Refuse a ranking (``rows x depth`` local codes, -1 padding) holding a document twice."""
+    import numpy as np
+
+    ordered = np.sort(codes, axis=1)
+    repeated = ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] >= 0)).any(axis=1)
+    if repeated.any():
         msg = (
-            f"`{name}`: a ranking holds a document twice (row {int(repeated.arg_true()[0])}); "
+            f"`{name}`: a ranking holds a document twice (row {int(np.argmax(repeated))}); "
             "each document appears once in a ranking"
         )
         raise ValueError(msg)
 
 
-def _padded(codes: pl.Series, lengths: Any) -> Any:
+def _local_codes(concatenated: pl.Series, lengths: Any) -> Any:
+    """``rows x max(lengths)``: each document's rank among its row's distinct ones, -1 padding.
+
+    The documents' dense rank over the whole batch, then, sorted by row and that
+    rank, a counter of the changes that restarts at each row: the same order as a
+    dense rank within each row, without a per-row sort.
+    """
     import numpy as np
 
-    rows = len(codes)
+    rows = len(concatenated)
+    values = concatenated.explode(empty_as_null=False)
+    global_codes = values.rank("dense").to_numpy().astype(np.int64)
+    row_of = np.repeat(np.arange(rows), lengths)
+    order = np.lexsort((global_codes, row_of))
+    by_code, by_row = global_codes[order], row_of[order]
+    first_of_row = np.ones(len(order), bool)
+    first_of_row[1:] = by_row[1:] != by_row[:-1]
+    new_value = first_of_row.copy()
+    new_value[1:] |= by_code[1:] != by_code[:-1]
+    counter = np.cumsum(new_value)
+    start = np.maximum.accumulate(np.where(first_of_row, counter, 0))
+    local = np.empty(len(order), np.int64)
+    local[order] = counter - start
     width = int(lengths.max()) if rows else 0
-    flat = codes.explode(empty_as_null=False).to_numpy().astype(np.int64)
     table = np.full((rows, width), -1, np.int64)
     row_index = np.repeat(np.arange(rows), lengths)
     offsets = np.cumsum(lengths) - lengths
-    table[row_index, np.arange(len(flat)) - np.repeat(offsets, lengths)] = flat
+    table[row_index, np.arange(len(local)) - np.repeat(offsets, lengths)] = local
     return table
 
 

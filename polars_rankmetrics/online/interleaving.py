@@ -68,7 +68,8 @@ def _interleave(
     """The struct of lists ``run`` computes for each row, with its documents gathered.
 
     ``run`` returns ``index`` (where each document of the interleaved list is in
-    the rankings concatenated) and ``fields``, one list per row each.
+    the rankings concatenated) and ``fields``, one list per row each. One call
+    per batch: the expression refers to the function once.
     """
     exprs = [
         as_expr(ranking, name).alias(f"_{i}")
@@ -79,12 +80,19 @@ def _interleave(
     def batch(struct: pl.Series) -> pl.Series:
         parts = struct.struct.unnest()
         series = [parts.get_column(f"_{i}") for i in range(len(exprs))]
-        return pl.DataFrame(run(Batch(series, parts.get_column(KEY), names))).to_struct("out")
+        ranked = Batch(series, parts.get_column(KEY), names)
+        computed = run(ranked)
+        documents = pl.DataFrame({"list": ranked.concatenated, INDEX: computed.pop(INDEX)}).select(
+            pl.col("list").list.gather(pl.col(INDEX)).alias(DOCUMENT)
+        )
+        return documents.with_columns(**computed).to_struct("interleaved")
 
-    dtype = pl.Struct({INDEX: pl.List(pl.Int64), **{n: pl.List(d) for n, d in fields.items()}})
-    computed = pl.struct(hashed, *exprs).map_batches(batch, return_dtype=dtype)
-    documents = pl.concat_list(exprs).list.gather(computed.struct.field(INDEX))
-    return pl.struct(documents.alias(DOCUMENT), *[computed.struct.field(n) for n in fields])
+    # the documents' type is the rankings', known only from the frame's schema
+    shape = pl.struct(
+        pl.concat_list(exprs).alias(DOCUMENT),
+        *[pl.lit(None, pl.List(dtype)).alias(name) for name, dtype in fields.items()],
+    )
+    return pl.struct(hashed, *exprs).map_batches(batch, return_dtype=pl.dtype_of(shape))
 
 
 def _team_draft_batch(batch: Batch, k: int | None) -> dict[str, pl.Series]:
@@ -131,18 +139,15 @@ def _team_draft_batch(batch: Batch, k: int | None) -> dict[str, pl.Series]:
 
 
 def _advance(stacked: Any, pointer: Any, lengths: Any, shown: Any, depth: int) -> None:
-    """Move each ranker's pointer past the documents already shown."""
+    """Point each ranker at its best document not shown yet (its length when none is left)."""
     import numpy as np
 
-    rows = np.arange(stacked.shape[0])
+    rows = np.arange(stacked.shape[0])[:, None]
+    inside = np.arange(depth)[None, :]
     for ranker in range(stacked.shape[1]):
-        for _ in range(depth):
-            at = np.minimum(pointer[:, ranker], max(depth - 1, 0))
-            code = stacked[rows, ranker, at]
-            move = (pointer[:, ranker] < lengths[:, ranker]) & shown[rows, np.maximum(code, 0)]
-            if not move.any():
-                break
-            pointer[:, ranker] += move
+        codes = stacked[:, ranker, :]
+        left = (inside < lengths[:, ranker : ranker + 1]) & ~shown[rows, np.maximum(codes, 0)]
+        pointer[:, ranker] = np.where(left.any(axis=1), np.argmax(left, axis=1), lengths[:, ranker])
 
 
 def _balanced_batch(batch: Batch, k: int | None) -> dict[str, pl.Series]:
