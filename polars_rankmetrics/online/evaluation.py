@@ -71,7 +71,10 @@ def log_likelihood(model: ClickModel, log: pl.DataFrame | pl.LazyFrame) -> float
     -1.9452
     """
     model = _check_model(model)
-    rows = read_log(log, model.columns)
+    return _log_likelihood(model, read_log(log, model.columns))
+
+
+def _log_likelihood(model: ClickModel, rows: pl.DataFrame) -> float:
     probabilities = conditional_probabilities(attach(rows.lazy(), model), model)
     total = probabilities.select(pl.col(PROBABILITY).log().sum()).collect().item()
     return float(total) if total is not None else 0.0
@@ -125,7 +128,10 @@ def perplexity(model: ClickModel, log: pl.DataFrame | pl.LazyFrame) -> pl.DataFr
     └──────┴────────────┴──────────┘
     """
     model = _check_model(model)
-    rows = read_log(log, model.columns)
+    return _perplexity(model, read_log(log, model.columns))
+
+
+def _perplexity(model: ClickModel, rows: pl.DataFrame) -> pl.DataFrame:
     q = pl.col(CLICK_PROBABILITY)
     bits = pl.when(pl.col(CLICK) == 1).then(q.log(2)).otherwise((1 - q).log(2))
     table = (
@@ -189,17 +195,16 @@ def evaluate(
         msg = "`models` is empty: give at least one ClickModel"
         raise ValueError(msg)
     rows = []
+    read: dict[object, pl.DataFrame] = {}
     for name, model in named.items():
-        table = perplexity(model, log)
-        sessions = read_log(log, model.columns).get_column(SESSION).n_unique()
-        rows.append(
-            (
-                name,
-                log_likelihood(model, log),
-                float(table.get_column("perplexity").mean()),
-                sessions,
-            )
-        )  # type: ignore[arg-type]
+        _check_model(model)
+        if model.columns not in read:  # the log read and checked once per column naming
+            read[model.columns] = read_log(log, model.columns)
+        log_rows = read[model.columns]
+        table = _perplexity(model, log_rows)
+        mean = float(table.get_column("perplexity").mean())  # type: ignore[arg-type]
+        sessions = log_rows.get_column(SESSION).n_unique()
+        rows.append((name, _log_likelihood(model, log_rows), mean, sessions))
     schema = {
         "model": pl.String,
         "log_likelihood": pl.Float64,

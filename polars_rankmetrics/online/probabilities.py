@@ -36,18 +36,14 @@ CLICK_PROBABILITY = "click_probability"
 
 def cascade_steps(model: ClickModel) -> tuple[pl.Expr, pl.Expr]:
     """A cascade's ``(g, after)``: the probabilities of going on after a skip and after a click."""
-    alpha = pl.col(ATTRACTIVENESS)
     if model.model == "cm":
         return pl.lit(1.0), pl.lit(0.0)
     if model.model == "dcm":
         return pl.lit(1.0), pl.col(CONTINUATION)
     if model.model == "sdbn":
         return pl.lit(1.0), 1 - pl.col(SATISFACTION)
-    if model.model == "dbn":
-        gamma = pl.col(CONTINUATION)
-        return gamma, gamma * (1 - pl.col(SATISFACTION))
-    msg = f"{model.model} is not a cascade model"  # pragma: no cover - internal
-    raise AssertionError(msg + str(alpha))
+    gamma = pl.col(CONTINUATION)  # DBN
+    return gamma, gamma * (1 - pl.col(SATISFACTION))
 
 
 def ubm_examination(frame: pl.LazyFrame, model: ClickModel, previous: str) -> pl.LazyFrame:
