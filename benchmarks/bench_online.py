@@ -15,6 +15,9 @@ Run from the repository root:
    posteriors; DBN: the forward examination and backward click-after-rank
    recursions), timed on a sample of sessions and scaled to S; on that sample they
    must give the library's parameters to 1e-9.
+   With ``--parts``, each model is also fitted with ``fit(..., parts=N)``: the log cut
+   into N parts by session, each prepared once to a temporary parquet file and read one
+   at a time per iteration, so that memory holds one part and the parameters.
 2. Interleaving P query pairs (two rankings of 10 documents drawn from 15):
    ``team_draft``, ``balanced`` and ``probabilistic`` with their credit
    (``interleaving_outcome``) against the papers' pseudo-code per pair in Python
@@ -71,23 +74,42 @@ def write_log(path: Path, sessions: int, seed: int = 0) -> None:
     online.simulate(truth, rankings, seed=seed).write_parquet(path, row_group_size=1_000_000)
 
 
-def fit_worker(path: str, model: str, iterations: int) -> dict[str, float]:
-    """In a fresh process: fit with 1 then ``1 + iterations`` EM iterations; times and peak RSS.
+def fit_worker(path: str, model: str, iterations: int, parts: int) -> dict[str, float]:
+    """In a fresh process: the set-up, then ``iterations`` EM iterations; times and peak RSS.
 
-    The difference over ``iterations`` is the time per iteration; the first fit less
-    one iteration, the set-up (reading, checking, sorting, the pair ids).
+    The set-up is what ``fit(..., parts=)`` does before EM (reading the parquet,
+    checking the rows, sorting, the pair ids and last clicks; with parts, writing
+    them); the iterations are the estimator alone.
     """
+    from polars_rankmetrics.online.estimation import ESTIMATORS, _prepare, _write_parts
+    from polars_rankmetrics.online.log import LogColumns, read_log
+
+    estimator = ESTIMATORS[model]  # type: ignore[index]
     start = time.perf_counter()
-    online.fit(pl.scan_parquet(path), model, iterations=1)
-    first = time.perf_counter() - start
-    start = time.perf_counter()
-    online.fit(pl.scan_parquet(path), model, iterations=1 + iterations)
-    per_iteration = (time.perf_counter() - start - first) / iterations
+    with tempfile.TemporaryDirectory() as folder:
+        if parts == 1:
+            rows = read_log(pl.scan_parquet(path), LogColumns())
+            pairs = rows.select("query", "document").unique().with_row_index("_pair")
+            prepared, _ = _prepare(rows, model, pairs, DEPTH)  # type: ignore[arg-type]
+            loaders = [lambda: prepared]
+        else:
+            loaders, pairs, _, _ = _write_parts(
+                pl.scan_parquet(path),
+                LogColumns(),
+                model,  # type: ignore[arg-type]
+                parts,
+                Path(folder),
+            )
+        setup = time.perf_counter() - start
+        sizes = {"pairs": pairs.height, "depth": DEPTH, "cells": DEPTH * DEPTH}
+        start = time.perf_counter()
+        estimator(loaders, iterations, (1.0, 2.0), sizes)
+        per_iteration = (time.perf_counter() - start) / iterations
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"setup_s": first - per_iteration, "per_iteration_s": per_iteration, "peak_mib": peak}
+    return {"setup_s": setup, "per_iteration_s": per_iteration, "peak_mib": peak}
 
 
-def run_fit(path: Path, model: str, iterations: int) -> dict[str, float]:
+def run_fit(path: Path, model: str, iterations: int, parts: int) -> dict[str, float]:
     command = [
         sys.executable,
         "-m",
@@ -96,6 +118,7 @@ def run_fit(path: Path, model: str, iterations: int) -> dict[str, float]:
         str(path),
         model,
         str(iterations),
+        str(parts),
     ]
     output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     return dict(json.loads(output.strip().splitlines()[-1]))
@@ -260,11 +283,14 @@ def main() -> None:
     )
     parser.add_argument("--pairs", type=int, default=1_000_000)
     parser.add_argument("--pair-sample", type=int, default=20_000)
-    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--parts", type=int, nargs="+", default=[1, 10], help="fit(parts=) values to time"
+    )
+    parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        path, model, iterations = args.worker
-        print(json.dumps(fit_worker(path, model, int(iterations))))
+        path, model, iterations, parts = args.worker
+        print(json.dumps(fit_worker(path, model, int(iterations), int(parts))))
         return
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "log.parquet"
@@ -277,16 +303,20 @@ def main() -> None:
         print(f"(written in {written:.1f} s)")
         slow = slow_references(path, args.sample, args.iterations)
         print(f"slow references equal the library on {args.sample:,} sessions (1e-9)")
-        print("| model | set-up (s) | s / iteration | peak RSS (MiB) | slow s / iteration | x |")
-        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        print(
+            "| model | parts | set-up (s) | s / iteration | peak RSS (MiB) "
+            "| slow s / iteration (scaled) | x |"
+        )
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
         for model in ("pbm", "dbn"):
-            fitted = run_fit(path, model, args.iterations)
             scaled = slow[model] * args.sessions / args.sample
-            seconds = fitted["per_iteration_s"]
-            print(
-                f"| {model.upper()} | {fitted['setup_s']:.1f} | {seconds:.2f} | "
-                f"{fitted['peak_mib']:.0f} | {scaled:.0f} | {scaled / seconds:.0f} |"
-            )
+            for parts in args.parts:
+                fitted = run_fit(path, model, args.iterations, parts)
+                seconds = fitted["per_iteration_s"]
+                print(
+                    f"| {model.upper()} | {parts} | {fitted['setup_s']:.1f} | {seconds:.2f} | "
+                    f"{fitted['peak_mib']:.0f} | {scaled:.0f} | {scaled / seconds:.0f} |"
+                )
     pairs = interleaving_pairs(args.pairs)
     fast = time_interleaving(pairs)
     slow_pairs = time_interleaving_slow(pairs.head(args.pair_sample))

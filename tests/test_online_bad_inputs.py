@@ -92,6 +92,7 @@ def test_rankings_to_predict_are_checked_and_unseen_pairs_get_the_default() -> N
         (lambda: online.fit(log(), "pbm", iterations=-1), "`iterations`"),
         (lambda: online.fit(log(), "pbm", prior=(0, 1)), "`prior`"),
         (lambda: online.fit(log(), "pbm", prior=(2, 1)), "`prior`"),
+        (lambda: online.fit(log(), "pbm", parts=0), "`parts`"),
         (lambda: online.team_draft("a", "b", k=0), "`k`"),
         (lambda: online.team_draft("a", "b", seed=-1), "`seed`"),
         (lambda: online.probabilistic("a", "b", tau=0), "`tau`"),

@@ -263,3 +263,21 @@ def test_simulate_is_seeded_and_row_order_free() -> None:
     other = online.simulate(truth, rankings, seed=5)
     assert first.equals(again)
     assert not first.equals(other)
+
+
+@pytest.mark.parametrize("model", online.MODELS)
+def test_fitting_in_parts_gives_the_same_estimates(model: str, tmp_path) -> None:
+    """parts=3: the log cut by session hash, each part read once per iteration from parquet."""
+    sessions = random_sessions(6, n_sessions=60, depth=4)
+    path = tmp_path / "log.parquet"
+    as_log(sessions).write_parquet(path)
+    whole = library_params(online.fit(as_log(sessions), model, iterations=4))
+    in_parts = library_params(online.fit(pl.scan_parquet(path), model, iterations=4, parts=3))
+    for name, values in whole.items():
+        if isinstance(values, float):
+            assert in_parts[name] == pytest.approx(values, abs=1e-12)
+        else:
+            assert in_parts[name].keys() == values.keys()
+            assert [in_parts[name][k] for k in values] == pytest.approx(
+                list(values.values()), abs=1e-12
+            )

@@ -114,32 +114,32 @@ def _check_repeats(codes: Any, name: str) -> None:
 def _local_codes(concatenated: pl.Series, lengths: Any) -> Any:
     """``rows x max(lengths)``: each document's rank among its row's distinct ones, -1 padding.
 
-    The documents' dense rank over the whole batch, then, sorted by row and that
-    rank, a counter of the changes that restarts at each row: the same order as a
-    dense rank within each row, without a per-row sort.
+    Integer ids are their own order; other ids get their dense rank over the batch.
+    Each row is then sorted (``rows x width``, small), the changes counted and the
+    counts put back in place: a dense rank within each row.
     """
     import numpy as np
 
     rows = len(concatenated)
-    values = concatenated.explode(empty_as_null=False)
-    global_codes = values.rank("dense").to_numpy().astype(np.int64)
-    row_of = np.repeat(np.arange(rows), lengths)
-    order = np.lexsort((global_codes, row_of))
-    by_code, by_row = global_codes[order], row_of[order]
-    first_of_row = np.ones(len(order), bool)
-    first_of_row[1:] = by_row[1:] != by_row[:-1]
-    new_value = first_of_row.copy()
-    new_value[1:] |= by_code[1:] != by_code[:-1]
-    counter = np.cumsum(new_value)
-    start = np.maximum.accumulate(np.where(first_of_row, counter, 0))
-    local = np.empty(len(order), np.int64)
-    local[order] = counter - start
     width = int(lengths.max()) if rows else 0
-    table = np.full((rows, width), -1, np.int64)
+    values = concatenated.explode(empty_as_null=False)
+    if values.dtype.is_integer():
+        order_codes = values.cast(pl.Int64).to_numpy()
+    else:
+        order_codes = values.rank("dense").cast(pl.Int64).to_numpy()
+    padding = np.iinfo(np.int64).max
+    table = np.full((rows, width), padding, np.int64)
     row_index = np.repeat(np.arange(rows), lengths)
     offsets = np.cumsum(lengths) - lengths
-    table[row_index, np.arange(len(local)) - np.repeat(offsets, lengths)] = local
-    return table
+    table[row_index, np.arange(len(order_codes)) - np.repeat(offsets, lengths)] = order_codes
+    order = np.argsort(table, axis=1, kind="stable")
+    ordered = np.take_along_axis(table, order, axis=1)
+    new = np.ones(ordered.shape, bool)
+    new[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    local = np.empty(ordered.shape, np.int64)
+    np.put_along_axis(local, order, np.cumsum(new, axis=1) - 1, axis=1)
+    local[table == padding] = -1
+    return local
 
 
 def lists(table: Any, count: Any) -> pl.Series:

@@ -13,7 +13,7 @@ section 4.3) with pseudo-counts: a parameter is ``(clicks + sum of posteriors) /
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -30,10 +30,13 @@ CELL = "_cell"
 """UBM: the dense id of a row's (rank, previous click)."""
 
 
-Queries: TypeAlias = tuple[list[pl.LazyFrame], list[Callable[[pl.DataFrame], pl.Series]]]
-"""An iteration's M-step queries, and the function turning each result into its vector."""
-Step: TypeAlias = Callable[[dict[str, pl.Series]], Queries]
-"""An EM iteration: the current parameter vectors to the M-step queries."""
+Step: TypeAlias = Callable[[dict[str, pl.Series], pl.DataFrame], dict[str, pl.LazyFrame]]
+"""An EM iteration over a part of the log: the current parameter vectors and the rows to
+each parameter's M-step sums (``key, num, den``: its id, the sum of the posteriors and of
+their weights)."""
+
+Loader: TypeAlias = Callable[[], pl.DataFrame]
+"""A part of the prepared log (whole sessions), read when an iteration needs it."""
 
 
 @dataclass(frozen=True)
@@ -45,48 +48,48 @@ class Estimate:
 
 
 def m_step(
-    rows: pl.LazyFrame,
-    key: str,
-    posterior: pl.Expr,
-    prior: tuple[float, float],
-    size: int,
-    weight: pl.Expr | None = None,
-) -> tuple[pl.LazyFrame, Callable[[pl.DataFrame], pl.Series]]:
-    """The group-by of one M-step, and the function that turns its result into the vector.
+    rows: pl.LazyFrame, key: pl.Expr, posterior: pl.Expr, weight: pl.Expr | None = None
+) -> pl.LazyFrame:
+    """The sums of one M-step per key id: ``num = sum(posterior)``, ``den = sum(weight)``.
 
-    ``(clicks + sum(posterior)) / (views + sum(weight))`` per key id (``weight``
-    1 per row by default); an id without rows keeps ``clicks / views``.
+    ``weight`` is 1 per row by default. The update, ``(clicks + num) / (views + den)``
+    over every part of the log, is :func:`run_em`'s: the sums are additive over sessions.
     """
-    clicks, views = prior
     count = pl.len() if weight is None else weight.sum()
-    query = rows.group_by(key).agg(((clicks + posterior.sum()) / (views + count)).alias("value"))
-
-    def vector(result: pl.DataFrame) -> pl.Series:
-        full = pl.Series("value", [clicks / views] * size, dtype=pl.Float64)
-        return full.scatter(result.get_column(key), result.get_column("value"))
-
-    return query, vector
+    return rows.group_by(key.alias("key")).agg(
+        posterior.sum().cast(pl.Float64).alias("num"), count.cast(pl.Float64).alias("den")
+    )
 
 
 def run_em(
     iterations: int,
     start: dict[str, pl.Series],
-    step: Callable[
-        [dict[str, pl.Series]], tuple[list[pl.LazyFrame], list[Callable[..., pl.Series]]]
-    ],
-    names: list[str],
+    step: Step,
+    parts: Sequence[Loader],
+    prior: tuple[float, float],
 ) -> dict[str, pl.Series]:
-    """Iterate ``step`` (the E-step and M-steps as lazy queries) ``iterations`` times."""
+    """Iterate ``step`` over every part of the log ``iterations`` times.
+
+    Each iteration adds up the M-step sums of the parts, then sets every parameter
+    to ``(clicks + num) / (views + den)``: an id no row informs gets ``clicks / views``.
+    """
+    import numpy as np
+
+    clicks, views = prior
     values = dict(start)
     for _ in range(iterations):
-        queries, vectors = step(values)
-        results = pl.collect_all(queries)
-        values.update(
-            {
-                name: vector(result)
-                for name, vector, result in zip(names, vectors, results, strict=True)
-            }
-        )
+        sums = {name: (np.zeros(len(v)), np.zeros(len(v))) for name, v in values.items()}
+        for load in parts:
+            queries = step(values, load())
+            results = pl.collect_all(list(queries.values()))
+            for name, result in zip(queries, results, strict=True):
+                keys = result.get_column("key").to_numpy()
+                sums[name][0][keys] += result.get_column("num").to_numpy()
+                sums[name][1][keys] += result.get_column("den").to_numpy()
+        values = {
+            name: pl.Series(name, (clicks + num) / (views + den), dtype=pl.Float64)
+            for name, (num, den) in sums.items()
+        }
     return values
 
 
@@ -95,43 +98,35 @@ def clicked() -> pl.Expr:
     return pl.col(CLICK) == 1
 
 
-def pbm_step(log: pl.DataFrame, prior: tuple[float, float], sizes: dict[str, int]) -> Step:
-    """PBM's EM step: ``P(A=1|C)`` and ``P(E=1|C)`` of each row, then their means.
+def pbm_step(depth: int) -> Step:
+    """PBM's EM step: ``P(A=1|C)`` and ``P(E=1|C)`` of each row, then their sums.
 
     With ``alpha`` the attractiveness and ``gamma`` the examination of rank ``r``:
     a click means ``A = E = 1``; without one, ``P(A=1|C=0) = (1 - gamma) alpha /
     (1 - gamma alpha)`` and ``P(E=1|C=0) = gamma (1 - alpha) / (1 - gamma alpha)``.
+    UBM's step is the same with ``gamma`` per (rank, previous click) cell.
     """
-
-    def step(values: dict[str, pl.Series]) -> Queries:
-        alpha = pl.lit(values["attractiveness"]).gather(pl.col(PAIR))
-        gamma = pl.lit(values["examination"]).gather(pl.col(RANK) - 1)
-        rows = log.lazy().with_columns(alpha.alias("a"), gamma.alias("g"))
-        a, g = pl.col("a"), pl.col("g")
-        no_click = 1 - a * g
-        attractive = pl.when(clicked()).then(1.0).otherwise((1 - g) * a / no_click)
-        examined = pl.when(clicked()).then(1.0).otherwise((1 - a) * g / no_click)
-        q1, v1 = m_step(rows, PAIR, attractive, prior, sizes["attractiveness"])
-        q2, v2 = m_step(rows, RANK, examined, prior, sizes["examination"] + 1)
-        return [q1, q2], [v1, lambda result: v2(result)[1:]]
-
-    return step
+    return _position_step(pl.col(RANK) - 1)
 
 
-def ubm_step(log: pl.DataFrame, prior: tuple[float, float], sizes: dict[str, int]) -> Step:
+def ubm_step(depth: int) -> Step:
     """UBM's EM step: PBM's posteriors, the examination of ``(r, r')`` (last click above at r')."""
+    return _position_step(pl.col(CELL))
 
-    def step(values: dict[str, pl.Series]) -> Queries:
+
+def _position_step(cell: pl.Expr) -> Step:
+    def step(values: dict[str, pl.Series], log: pl.DataFrame) -> dict[str, pl.LazyFrame]:
         alpha = pl.lit(values["attractiveness"]).gather(pl.col(PAIR))
-        gamma = pl.lit(values["examination"]).gather(pl.col(CELL))
+        gamma = pl.lit(values["examination"]).gather(cell)
         rows = log.lazy().with_columns(alpha.alias("a"), gamma.alias("g"))
         a, g = pl.col("a"), pl.col("g")
         no_click = 1 - a * g
         attractive = pl.when(clicked()).then(1.0).otherwise((1 - g) * a / no_click)
         examined = pl.when(clicked()).then(1.0).otherwise((1 - a) * g / no_click)
-        q1, v1 = m_step(rows, PAIR, attractive, prior, sizes["attractiveness"])
-        q2, v2 = m_step(rows, CELL, examined, prior, sizes["examination"])
-        return [q1, q2], [v1, v2]
+        return {
+            "attractiveness": m_step(rows, pl.col(PAIR), attractive),
+            "examination": m_step(rows, cell, examined),
+        }
 
     return step
 
@@ -190,24 +185,20 @@ def dbn_posteriors(rows: pl.LazyFrame, depth: int) -> pl.LazyFrame:
     )
 
 
-def dbn_step(log: pl.DataFrame, prior: tuple[float, float], sizes: dict[str, int]) -> Step:
-    """DBN's EM step (:func:`dbn_posteriors`), then the means per pair and gamma's ratio."""
-    clicks, views = prior
+def dbn_step(depth: int) -> Step:
+    """DBN's EM step (:func:`dbn_posteriors`), then the sums per pair and gamma's."""
 
-    def step(values: dict[str, pl.Series]) -> Queries:
+    def step(values: dict[str, pl.Series], log: pl.DataFrame) -> dict[str, pl.LazyFrame]:
         rows = log.lazy().with_columns(
             pl.lit(values["attractiveness"]).gather(pl.col(PAIR)).alias("a"),
             pl.lit(values["satisfaction"]).gather(pl.col(PAIR)).alias("s"),
             pl.lit(values["continuation"][0], pl.Float64).alias("g"),
         )
-        rows = dbn_posteriors(rows, sizes["examination"])
-        q1, v1 = m_step(rows, PAIR, pl.col("post_a"), prior, sizes["attractiveness"])
-        q2, v2 = m_step(
-            rows.filter(clicked()), PAIR, pl.col("post_s"), prior, sizes["attractiveness"]
-        )
-        q3 = rows.select(
-            ((clicks + pl.col("post_g").sum()) / (views + pl.col("weight_g").sum())).alias("value")
-        )
-        return [q1, q2, q3], [v1, v2, lambda result: result.get_column("value")]
+        rows = dbn_posteriors(rows, depth)
+        return {
+            "attractiveness": m_step(rows, pl.col(PAIR), pl.col("post_a")),
+            "satisfaction": m_step(rows.filter(clicked()), pl.col(PAIR), pl.col("post_s")),
+            "continuation": m_step(rows, pl.lit(0), pl.col("post_g"), pl.col("weight_g")),
+        }
 
     return step

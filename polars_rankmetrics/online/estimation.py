@@ -8,7 +8,9 @@ name to its estimator.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import polars as pl
 
@@ -17,6 +19,7 @@ from polars_rankmetrics.online.em import (
     LAST,
     PAIR,
     Estimate,
+    Loader,
     clicked,
     dbn_step,
     m_step,
@@ -49,109 +52,105 @@ from polars_rankmetrics.online.model import (
 )
 from polars_rankmetrics.online.windows import LENGTH
 
-Estimator = Callable[[pl.DataFrame, int, tuple[float, float], dict[str, int]], Estimate]
+Estimator = Callable[[Sequence[Loader], int, tuple[float, float], dict[str, int]], Estimate]
+"""An estimator: the parts of the prepared log, the iterations, the prior and the vectors' sizes."""
 
 
 def _start(size: int, prior: tuple[float, float]) -> pl.Series:
     return pl.Series("value", [prior[0] / prior[1]] * size, dtype=pl.Float64)
 
 
-def _mle(
-    queries: list[tuple[pl.LazyFrame, Callable[[pl.DataFrame], pl.Series]]],
-) -> list[pl.Series]:
-    results = pl.collect_all([query for query, _ in queries])
-    return [vector(result) for (_, vector), result in zip(queries, results, strict=True)]
+def _starts(
+    sizes: dict[str, int], names: dict[str, str], prior: tuple[float, float]
+) -> dict[str, pl.Series]:
+    """Each parameter's starting vector: ``names`` maps a parameter to the size it takes."""
+    return {name: _start(sizes[size], prior) for name, size in names.items()}
 
 
 def estimate_pbm(
-    log: pl.DataFrame, iterations: int, prior: tuple[float, float], sizes: dict[str, int]
+    parts: Sequence[Loader], iterations: int, prior: tuple[float, float], sizes: dict[str, int]
 ) -> Estimate:
     """PBM by EM: attractiveness per pair, examination per rank."""
-    start = {
-        "attractiveness": _start(sizes["attractiveness"], prior),
-        "examination": _start(sizes["examination"], prior),
-    }
-    values = run_em(iterations, start, pbm_step(log, prior, sizes), list(start))
-    return Estimate(values, {})
+    start = _starts(sizes, {"attractiveness": "pairs", "examination": "depth"}, prior)
+    return Estimate(run_em(iterations, start, pbm_step(sizes["depth"]), parts, prior), {})
 
 
 def estimate_ubm(
-    log: pl.DataFrame, iterations: int, prior: tuple[float, float], sizes: dict[str, int]
+    parts: Sequence[Loader], iterations: int, prior: tuple[float, float], sizes: dict[str, int]
 ) -> Estimate:
     """UBM by EM: attractiveness per pair, examination per (rank, previous click)."""
-    start = {
-        "attractiveness": _start(sizes["attractiveness"], prior),
-        "examination": _start(sizes["examination"], prior),
-    }
-    values = run_em(iterations, start, ubm_step(log, prior, sizes), list(start))
-    return Estimate(values, {})
+    start = _starts(sizes, {"attractiveness": "pairs", "examination": "cells"}, prior)
+    return Estimate(run_em(iterations, start, ubm_step(sizes["depth"]), parts, prior), {})
 
 
 def estimate_dbn(
-    log: pl.DataFrame, iterations: int, prior: tuple[float, float], sizes: dict[str, int]
+    parts: Sequence[Loader], iterations: int, prior: tuple[float, float], sizes: dict[str, int]
 ) -> Estimate:
     """DBN by EM: attractiveness and satisfaction per pair, one continuation gamma."""
-    start = {
-        "attractiveness": _start(sizes["attractiveness"], prior),
-        "satisfaction": _start(sizes["attractiveness"], prior),
-        "continuation": _start(1, prior),
-    }
-    values = run_em(iterations, start, dbn_step(log, prior, sizes), list(start))
+    names = {"attractiveness": "pairs", "satisfaction": "pairs", "continuation": "one"}
+    start = _starts({**sizes, "one": 1}, names, prior)
+    values = run_em(iterations, start, dbn_step(sizes["depth"]), parts, prior)
     gamma = float(values.pop("continuation")[0])
     return Estimate(values, {"continuation": gamma})
 
 
+def _examined_to_last() -> pl.Expr:
+    """The rows at or above the session's last click (every row without a click)."""
+    return (pl.col(RANK) <= pl.col(LAST)) | (pl.col(LAST) == 0)
+
+
+def _closed_form(
+    parts: Sequence[Loader],
+    prior: tuple[float, float],
+    sizes: dict[str, int],
+    sums: Callable[[pl.LazyFrame], dict[str, pl.LazyFrame]],
+) -> dict[str, pl.Series]:
+    """One pass: the counts ``sums`` returns, over every part, as ratios with the prior."""
+    names = {"attractiveness": "pairs", "satisfaction": "pairs", "continuation": "depth"}
+    start = _starts(sizes, {name: names[name] for name in sums(pl.LazyFrame())}, prior)
+    return run_em(1, start, lambda values, log: sums(log.lazy()), parts, prior)
+
+
 def estimate_cm(
-    log: pl.DataFrame, iterations: int, prior: tuple[float, float], sizes: dict[str, int]
+    parts: Sequence[Loader], iterations: int, prior: tuple[float, float], sizes: dict[str, int]
 ) -> Estimate:
     """CM: the click rate of each pair over the rows at or above the session's first click."""
-    examined = log.lazy().filter(pl.col(RANK) <= first_click_rank())
-    (alpha,) = _mle([m_step(examined, PAIR, pl.col(CLICK), prior, sizes["attractiveness"])])
-    return Estimate({"attractiveness": alpha}, {})
+
+    def sums(rows: pl.LazyFrame) -> dict[str, pl.LazyFrame]:
+        examined = rows.filter(pl.col(RANK) <= first_click_rank())
+        return {"attractiveness": m_step(examined, pl.col(PAIR), pl.col(CLICK))}
+
+    return Estimate(_closed_form(parts, prior, sizes, sums), {})
 
 
 def estimate_dcm(
-    log: pl.DataFrame, iterations: int, prior: tuple[float, float], sizes: dict[str, int]
+    parts: Sequence[Loader], iterations: int, prior: tuple[float, float], sizes: dict[str, int]
 ) -> Estimate:
     """DCM: the click rate at or above the last click; per rank, the share of clicks not last."""
-    rows = log.lazy()
-    examined = rows.filter((pl.col(RANK) <= pl.col(LAST)) | (pl.col(LAST) == 0))
-    clicks = rows.filter(clicked())
-    alpha, lam = _mle(
-        [
-            m_step(examined, PAIR, pl.col(CLICK), prior, sizes["attractiveness"]),
-            m_step(
-                clicks,
-                RANK,
-                (pl.col(RANK) != pl.col(LAST)).cast(pl.Float64),
-                prior,
-                sizes["examination"] + 1,
-            ),
-        ]
-    )
-    return Estimate({"attractiveness": alpha, "continuation": lam[1:]}, {})
+
+    def sums(rows: pl.LazyFrame) -> dict[str, pl.LazyFrame]:
+        not_last = (pl.col(RANK) != pl.col(LAST)).cast(pl.Float64)
+        return {
+            "attractiveness": m_step(rows.filter(_examined_to_last()), pl.col(PAIR), pl.col(CLICK)),
+            "continuation": m_step(rows.filter(clicked()), pl.col(RANK) - 1, not_last),
+        }
+
+    return Estimate(_closed_form(parts, prior, sizes, sums), {})
 
 
 def estimate_sdbn(
-    log: pl.DataFrame, iterations: int, prior: tuple[float, float], sizes: dict[str, int]
+    parts: Sequence[Loader], iterations: int, prior: tuple[float, float], sizes: dict[str, int]
 ) -> Estimate:
     """SDBN: DCM's attractiveness; per pair, the share of its clicks that are the last click."""
-    rows = log.lazy()
-    examined = rows.filter((pl.col(RANK) <= pl.col(LAST)) | (pl.col(LAST) == 0))
-    clicks = rows.filter(clicked())
-    alpha, sigma = _mle(
-        [
-            m_step(examined, PAIR, pl.col(CLICK), prior, sizes["attractiveness"]),
-            m_step(
-                clicks,
-                PAIR,
-                (pl.col(RANK) == pl.col(LAST)).cast(pl.Float64),
-                prior,
-                sizes["attractiveness"],
-            ),
-        ]
-    )
-    return Estimate({"attractiveness": alpha, "satisfaction": sigma}, {})
+
+    def sums(rows: pl.LazyFrame) -> dict[str, pl.LazyFrame]:
+        last = (pl.col(RANK) == pl.col(LAST)).cast(pl.Float64)
+        return {
+            "attractiveness": m_step(rows.filter(_examined_to_last()), pl.col(PAIR), pl.col(CLICK)),
+            "satisfaction": m_step(rows.filter(clicked()), pl.col(PAIR), last),
+        }
+
+    return Estimate(_closed_form(parts, prior, sizes, sums), {})
 
 
 ESTIMATORS: dict[ModelName, Estimator] = {
@@ -185,6 +184,7 @@ def fit(
     document: str = "document",
     rank: str = "rank",
     click: str = "click",
+    parts: int = 1,
 ) -> ClickModel:
     """
     Fit a click model to a click log.
@@ -222,6 +222,13 @@ def fit(
         ``0 < clicks < views``.
     session, query, document, rank, click
         The log's column names.
+    parts
+        With more than 1, the log (a ``scan_parquet`` of it, say) is cut into
+        that many parts by a hash of the session, each checked, prepared and
+        written to a temporary parquet file; each EM iteration then reads one part
+        at a time and adds up the M-step sums, so that memory holds one part and
+        the parameters. The same estimates (to rounding: the sums are added in
+        another order), the pairs in sorted order.
 
     Returns
     -------
@@ -265,42 +272,87 @@ def fit(
         raise ValueError(msg)
     iterations = _check_iterations(iterations)
     prior = check_prior(prior)
+    parts = _check_parts(parts)
     columns = LogColumns(session, query, document, rank, click)
-    rows, pairs, cells = _prepare(read_log(log, columns), model)
-    sizes = {"attractiveness": pairs.height, "examination": _examination_size(rows, cells, model)}
-    estimate = ESTIMATORS[model](rows, iterations, prior, sizes)
-    return _model(
-        model, estimate, pairs, cells, columns, iterations if model in EM_MODELS else 0, prior
-    )
+    counted = iterations if model in EM_MODELS else 0
+    if parts == 1:
+        rows = read_log(log, columns)
+        depth = int(rows.get_column(RANK).max() or 0)  # type: ignore[arg-type]
+        pairs = rows.select(QUERY, DOCUMENT).unique(maintain_order=True).with_row_index(PAIR)
+        prepared, cells = _prepare(rows, model, pairs, depth)
+        sizes = {"pairs": pairs.height, "depth": depth, "cells": depth * depth}
+        estimate = ESTIMATORS[model]([lambda: prepared], iterations, prior, sizes)
+        return _model(model, estimate, pairs, cells, depth, columns, counted, prior)
+    with tempfile.TemporaryDirectory(prefix="rankmetrics-online-") as folder:
+        loaders, pairs, cells, depth = _write_parts(log, columns, model, parts, Path(folder))
+        sizes = {"pairs": pairs.height, "depth": depth, "cells": depth * depth}
+        estimate = ESTIMATORS[model](loaders, iterations, prior, sizes)
+    return _model(model, estimate, pairs, cells, depth, columns, counted, prior)
+
+
+def _check_parts(parts: object) -> int:
+    if isinstance(parts, int) and not isinstance(parts, bool) and parts >= 1:
+        return parts
+    msg = f"`parts` must be a positive int, got {parts!r}"
+    raise ValueError(msg)
 
 
 def _prepare(
-    log: pl.DataFrame, model: ModelName
-) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]:
-    """The rows with their pair id and last click (UBM: cell id), the pairs, UBM's cells."""
-    pairs = log.select(QUERY, DOCUMENT).unique(maintain_order=True).with_row_index(PAIR)
+    log: pl.DataFrame, model: ModelName, pairs: pl.DataFrame, depth: int
+) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+    """The rows with their pair id, last click and length (UBM: cell id), and UBM's cells seen.
+
+    UBM's cell of rank ``r`` after a click at ``r'`` is ``(r - 1) depth + r'``.
+    """
     rows = log.join(
         pairs, on=[QUERY, DOCUMENT], how="left", maintain_order="left", nulls_equal=True
     )
     rows = rows.with_columns(last_click_rank().alias(LAST), pl.len().over(SESSION).alias(LENGTH))
     cells = None
+    keep = [SESSION, RANK, CLICK, PAIR, LAST, LENGTH]
     if model == "ubm":
         rows = rows.with_columns(previous_click_rank().alias(PREVIOUS_CLICK))
-        cells = (
-            rows.select(RANK, PREVIOUS_CLICK)
-            .unique()
-            .sort(RANK, PREVIOUS_CLICK)
-            .with_row_index(CELL)
-        )
-        rows = rows.join(cells, on=[RANK, PREVIOUS_CLICK], how="left", maintain_order="left")
-    keep = [SESSION, RANK, CLICK, PAIR, LAST, LENGTH] + ([CELL] if cells is not None else [])
-    return rows.select(keep).with_columns(pl.col(PAIR).cast(pl.Int64)), pairs, cells
+        cell = (pl.col(RANK).cast(pl.Int64) - 1) * depth + pl.col(PREVIOUS_CLICK)
+        rows = rows.with_columns(cell.alias(CELL))
+        cells = rows.select(RANK, PREVIOUS_CLICK).unique()
+        keep.append(CELL)
+    return rows.select(keep).with_columns(pl.col(PAIR).cast(pl.Int64)), cells
 
 
-def _examination_size(rows: pl.DataFrame, cells: pl.DataFrame | None, model: ModelName) -> int:
-    if cells is not None:
-        return cells.height
-    return int(rows.get_column(RANK).max() or 0)  # type: ignore[arg-type]
+def _write_parts(
+    log: pl.DataFrame | pl.LazyFrame,
+    columns: LogColumns,
+    model: ModelName,
+    parts: int,
+    folder: Path,
+) -> tuple[list[Callable[[], pl.DataFrame]], pl.DataFrame, pl.DataFrame | None, int]:
+    """The log cut into ``parts`` by a hash of the session, each prepared and written to parquet.
+
+    One pass for the pairs and the depth, then one per part (each checked as a whole
+    log); the EM iterations then read one part at a time.
+    """
+    if not isinstance(log, pl.DataFrame | pl.LazyFrame):
+        msg = f"`log` must be a polars DataFrame or LazyFrame, got {type(log).__name__}"
+        raise ValueError(msg)
+    lazy = log.lazy()
+    keys = lazy.select(pl.col(columns.query).alias(QUERY), pl.col(columns.document).alias(DOCUMENT))
+    pairs_query = keys.unique().sort(QUERY, DOCUMENT, nulls_last=True)
+    depth_query = lazy.select(pl.col(columns.rank).max())
+    found, deepest = pl.collect_all([pairs_query, depth_query], engine="streaming")
+    pairs = found.with_row_index(PAIR)
+    depth = int(deepest.item() or 0)
+    loaders: list[Callable[[], pl.DataFrame]] = []
+    seen = []
+    for part in range(parts):
+        chosen = lazy.filter(pl.col(columns.session).hash(0) % parts == part)
+        prepared, cells = _prepare(read_log(chosen, columns), model, pairs, depth)
+        path = folder / f"part-{part}.parquet"
+        prepared.write_parquet(path)
+        loaders.append(lambda path=path: pl.read_parquet(path))
+        if cells is not None:
+            seen.append(cells)
+    cells = pl.concat(seen).unique() if seen else None
+    return loaders, pairs, cells, depth
 
 
 def _model(
@@ -308,6 +360,7 @@ def _model(
     estimate: Estimate,
     pairs: pl.DataFrame,
     cells: pl.DataFrame | None,
+    depth: int,
     columns: LogColumns,
     iterations: int,
     prior: tuple[float, float],
@@ -323,8 +376,12 @@ def _model(
         if name in vectors
     }
     if EXAMINATION in vectors:
-        if cells is not None:
-            table = cells.select(RANK, PREVIOUS_CLICK)
+        if cells is not None:  # the cells seen, in order, read at (r - 1) depth + r'
+            table = cells.select(RANK, PREVIOUS_CLICK).sort(RANK, PREVIOUS_CLICK)
+            at = (table.get_column(RANK).cast(pl.Int64) - 1) * depth + table.get_column(
+                PREVIOUS_CLICK
+            )
+            vectors = {**vectors, EXAMINATION: vectors[EXAMINATION].gather(at)}
         else:
             table = pl.DataFrame(
                 {RANK: range(1, len(vectors[EXAMINATION]) + 1)}, schema={RANK: pl.Int32}

@@ -114,7 +114,7 @@ def _check_clicks(frame: pl.DataFrame, click_column: str, name: str) -> None:
     if values.dtype == pl.Boolean:
         bad = values.is_null()
     else:
-        bad = values.is_null() | ~values.is_in(pl.Series([0, 1]).cast(values.dtype))
+        bad = values.is_null() | ~values.is_in(pl.Series([0, 1]).cast(values.dtype).implode())
     if bad.any():
         first = values.filter(bad)[0]
         msg = (
