@@ -39,13 +39,6 @@ class Batch:
         flat = _local_codes(self.concatenated, total)
         self.distinct = (flat.max(axis=1) + 1) if flat.shape[1] else np.zeros(self.rows, np.int64)
         self.width = int(self.distinct.max()) if self.rows else 0
-        self.first = np.zeros(
-            (self.rows, self.width + 1), np.int64
-        )  # code -> index in the concatenation
-        rows = np.arange(self.rows)
-        for position in range(flat.shape[1] - 1, -1, -1):
-            valid = flat[:, position] >= 0
-            self.first[rows[valid], flat[valid, position]] = position
         self.codes = []
         start = np.zeros(self.rows, np.int64)
         depth = int(self.lengths.max()) if self.lengths.size else 0
@@ -60,17 +53,29 @@ class Batch:
             )
             _check_repeats(self.codes[-1], names[i])
             start = start + self.lengths[:, i]
+        # code -> its first index in the rankings joined: the rankings written last to first,
+        # so that the earliest one holding a document writes it last
+        self.first = np.zeros((self.rows, self.width + 1), np.int64)
+        offsets = np.cumsum(self.lengths, axis=1) - self.lengths
+        self._positions = [self._ranks(i) for i in range(len(rankings))]
+        for i in range(len(rankings) - 1, -1, -1):
+            ranks = self._positions[i]
+            held = ranks > 0
+            self.first[held] = (ranks + offsets[:, i : i + 1] - 1)[held]
 
     def positions(self, ranking: int) -> Any:
         """``rows x (U + 1)``: each code's 1-based rank in ``ranking``, 0 if absent."""
+        return self._positions[ranking]
+
+    def _ranks(self, ranking: int) -> Any:
         import numpy as np
 
         table = np.zeros((self.rows, self.width + 1), np.int64)
         codes = self.codes[ranking]
-        rows = np.arange(self.rows)
-        for position in range(codes.shape[1] - 1, -1, -1):
-            valid = codes[:, position] >= 0
-            table[rows[valid], codes[valid, position]] = position + 1
+        valid = codes >= 0  # a ranking holds a document once: no write is overwritten
+        rows = np.broadcast_to(np.arange(self.rows)[:, None], codes.shape)
+        ranks = np.broadcast_to(np.arange(1, codes.shape[1] + 1)[None, :], codes.shape)
+        table[rows[valid], codes[valid]] = ranks[valid]
         return table
 
     def indices(self, chosen: Any, count: Any) -> pl.Series:
