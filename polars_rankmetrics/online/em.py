@@ -73,22 +73,21 @@ def run_em(
     Each iteration adds up the M-step sums of the parts, then sets every parameter
     to ``(clicks + num) / (views + den)``: an id no row informs gets ``clicks / views``.
     """
-    import numpy as np
-
     clicks, views = prior
     values = dict(start)
     for _ in range(iterations):
-        sums = {name: (np.zeros(len(v)), np.zeros(len(v))) for name, v in values.items()}
+        sums = {name: [pl.zeros(len(v), pl.Float64, eager=True)] * 2 for name, v in values.items()}
         for load in parts:
             queries = step(values, load())
             results = pl.collect_all(list(queries.values()))
             for name, result in zip(queries, results, strict=True):
-                keys = result.get_column("key").to_numpy()
-                sums[name][0][keys] += result.get_column("num").to_numpy()
-                sums[name][1][keys] += result.get_column("den").to_numpy()
+                keys = result.get_column("key")
+                for i, column in enumerate(("num", "den")):
+                    total = sums[name][i]  # the keys of one result are distinct: add by scatter
+                    added = total.gather(keys) + result.get_column(column)
+                    sums[name][i] = total.clone().scatter(keys, added)
         values = {
-            name: pl.Series(name, (clicks + num) / (views + den), dtype=pl.Float64)
-            for name, (num, den) in sums.items()
+            name: ((clicks + num) / (views + den)).alias(name) for name, (num, den) in sums.items()
         }
     return values
 
