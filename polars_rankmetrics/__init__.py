@@ -33,7 +33,7 @@ from polars_rankmetrics._version import __version__ as __version__
 if TYPE_CHECKING:
     import polars as pl
 
-    from polars_rankmetrics import recsys, spark
+    from polars_rankmetrics import counterfactual, online, recsys, spark
     from polars_rankmetrics.comparisons.comparison import compare
     from polars_rankmetrics.comparisons.plot import pr_curve_chart, query_delta_chart, save_chart
     from polars_rankmetrics.comparisons.report import latex_table, markdown_table
@@ -258,6 +258,7 @@ _SUBMODULES = frozenset(
         "measures",
         "meta_evaluation",
         "multi",
+        "online",
         "parquet",
         "recsys",
         "spark",
@@ -299,6 +300,7 @@ __all__ = [
     "compare_pairs",
     "compare_qrels",
     "compatibility",
+    "counterfactual",
     "cumulative_pr",
     "dcg_at_k",
     "discriminative_power",
@@ -337,6 +339,7 @@ __all__ = [
     "nerr_ia_at_k",
     "nnrbp",
     "nrbp",
+    "online",
     "optimize_fusion",
     "p_value_matrix",
     "pairs_table",

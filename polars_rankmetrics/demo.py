@@ -21,8 +21,12 @@ import polars as pl
 import polars_rankmetrics as rm
 
 
-def digits_rankings() -> pl.DataFrame:
-    """Score every digit against every other one: one row per (query, document)."""
+def digits_rankings(queries: int | None = None) -> pl.DataFrame:
+    """Score every digit against every other one: one row per (query, document).
+
+    ``queries``: only the first that many digits as queries (each still against
+    every other digit), the same rows as filtering on ``query < queries``.
+    """
     try:  # the demo extra's dependencies, imported here so the CLI does not need them
         import numpy as np
         from sklearn.datasets import load_digits  # type: ignore[import-untyped]
@@ -31,9 +35,11 @@ def digits_rankings() -> pl.DataFrame:
         raise SystemExit(msg) from error
     images, digits = load_digits(return_X_y=True)
     squared = (images**2).sum(axis=1)
-    distance = np.sqrt(np.maximum(squared[:, None] + squared[None, :] - 2 * images @ images.T, 0))
     n = len(digits)
-    query, doc = np.nonzero(~np.eye(n, dtype=bool))  # every pair but a digit with itself
+    m = n if queries is None else max(0, min(queries, n))
+    cross = squared[:m, None] + squared[None, :] - 2 * images[:m] @ images.T
+    distance = np.sqrt(np.maximum(cross, 0))
+    query, doc = np.nonzero(~np.eye(m, n, dtype=bool))  # every pair but a digit with itself
     return pl.DataFrame(
         {
             "query": query.astype(np.int32),

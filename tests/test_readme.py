@@ -1198,3 +1198,16 @@ def counterfactual_position_bias(block: Block, context: Context) -> None:
     shown = re.findall(r"`harvested\[\"propensity\"\]` ([\d., ]+) \(", block.after)
     harvested = [float(v) for v in shown[0].split(", ")]
     assert namespace["harvested"]["propensity"].to_list() == pytest.approx(harvested, abs=5e-4)
+# Online evaluation (guide/online.md)
+
+
+@runs("guide/online.md: A worked example #1")
+def online_worked_example(block: Block, context: Context) -> None:
+    """The interleaving verdict, the agreement and the models' fit, printed as the page shows."""
+    namespace, _ = execute(block, {})
+    assert block.output is not None
+    assert context.capsys.readouterr().out.rstrip("\n") == block.output
+    # The verdict agrees with the offline difference, both in A's favour.
+    assert namespace["offline"]["delta"].mean() > 0
+    verdict = rm.online.interleaving_preference(namespace["outcomes"]).row(0, named=True)
+    assert verdict["wins"] > verdict["losses"] and verdict["p_value"] < 0.05
