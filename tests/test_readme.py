@@ -1127,7 +1127,10 @@ def fusion_expressions(block: Block, context: Context) -> None:
 # Experiments (guide/experiments.md)
 
 
-@runs("guide/experiments.md: From three TREC files to a report #1")
+@runs(
+    "Experiments: several runs compared in one call #1",
+    "guide/experiments.md: From three TREC files to a report #1",
+)
 def experiment_from_three_files(block: Block, context: Context) -> None:
     """Runs on the guide's seeded files: prints the table shown; means equal rm.evaluate's."""
     from tests.test_experiment import write_example
@@ -1143,6 +1146,8 @@ def experiment_from_three_files(block: Block, context: Context) -> None:
         alone = rm.evaluate("qrels.txt", f"{name}.run", ["map", "ndcg_cut_10", "P_10"])
         means = summary.filter(pl.col("system") == name)
         assert means["mean"].to_list() == pytest.approx(list(alone.aggregate.row(0)), rel=1e-12)
+
+
 # Counterfactual evaluation (guide/counterfactual.md)
 
 _COUNTERFACTUAL = "guide/counterfactual.md"
@@ -1198,6 +1203,8 @@ def counterfactual_position_bias(block: Block, context: Context) -> None:
     shown = re.findall(r"`harvested\[\"propensity\"\]` ([\d., ]+) \(", block.after)
     harvested = [float(v) for v in shown[0].split(", ")]
     assert namespace["harvested"]["propensity"].to_list() == pytest.approx(harvested, abs=5e-4)
+
+
 # Online evaluation (guide/online.md)
 
 
