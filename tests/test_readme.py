@@ -1218,3 +1218,26 @@ def online_worked_example(block: Block, context: Context) -> None:
     assert namespace["offline"]["delta"].mean() > 0
     verdict = rm.online.interleaving_preference(namespace["outcomes"]).row(0, named=True)
     assert verdict["wins"] > verdict["losses"] and verdict["p_value"] < 0.05
+
+
+def test_the_readme_is_a_front_door() -> None:
+    """At most 300 lines: what it is, install, one example per workflow; the rest is in docs/."""
+    lines = README.read_text("utf-8").splitlines()
+    assert len(lines) <= 300, f"README.md has {len(lines)} lines: move details to docs/"
+    text = "\n".join(lines)
+    for extra in ("stats", "plot", "recsys", "spark", "demo", "bench", "docs", "test"):
+        assert f'".[{extra}]"' in text, f"the README names every extra: {extra}"
+
+
+def test_no_issue_numbers_in_user_facing_text() -> None:
+    """The tracker's numbers mean nothing to a user: not in docs, docstrings or comments."""
+    pattern = re.compile(r"\bissues?[ -]#?\d+", re.IGNORECASE)
+    sources = [*PAGES, *(PROJECT / "polars_rankmetrics").rglob("*.py")]
+    found = [
+        f"{path.relative_to(PROJECT)}:{number}"
+        for path in sources
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1)
+        # An upstream tool's issue (ir_measures issue #50) is a reference, not ours.
+        if pattern.search(line) and "ir_measures issue" not in line
+    ]
+    assert not found, found
