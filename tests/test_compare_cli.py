@@ -91,6 +91,8 @@ def test_compare_csv_equals_compare_on_slow_per_query_ap(
             "AP",
             "--format",
             "csv",
+            "--baseline",
+            "bm25",
         ]
     )
     captured = capsys.readouterr()
@@ -146,7 +148,7 @@ def test_compare_markdown_latex_json_and_options(
     assert "(paired t-test, Holm correction, α = 0.05)" in markdown
     assert "Missing queries scored 0 (most in one metric, per system): dense: 2." in markdown
     assert "Means over 8 queries (--queries run)." in markdown
-    argv = ["compare", *paths, "-m", "P@5", "--test", "randomization"]
+    argv = ["compare", *paths, "-m", "P@5", "--test", "randomization", "--baseline", "bm25"]
     argv += ["--queries", "run", "--missing", "drop"]
     assert main([*argv, "--format", "latex", "--n-resamples", "500"]) == 0
     latex = capsys.readouterr().out
@@ -219,7 +221,7 @@ def test_same_run_ids_fall_back_to_file_names(
         str(tmp_path / "first.parquet"),
         str(tmp_path / "second.parquet"),
     ]
-    assert main([*argv, "-m", "AP", "--format", "csv"]) == 0
+    assert main([*argv, "-m", "AP", "--format", "csv", "--baseline", "first"]) == 0
     got = pl.read_csv(io.StringIO(capsys.readouterr().out))
     assert got["system"].to_list() == ["first", "second"]
     assert got["p_value"].to_list()[1] == 1.0  # identical runs
@@ -349,7 +351,7 @@ def test_trec_files_give_the_same_comparison_as_parquet(
         path = tmp_path / f"{name}.run"
         _write_trec(run, name, path)
         run_paths.append(str(path))
-    argv = ["-m", "map", "-m", "ndcg_cut_10", "--format", "csv"]
+    argv = ["-m", "map", "-m", "ndcg_cut_10", "--format", "csv", "--baseline", "bm25"]
     assert main(["compare", "--queries", "run", str(qrels_path), *run_paths, *argv]) == 0
     from_trec = pl.read_csv(io.StringIO(capsys.readouterr().out))
     assert (

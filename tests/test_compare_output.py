@@ -90,7 +90,7 @@ def _per_query_ap(path: str, qrels: str) -> list[float]:
 def test_significant_losses_and_wins_are_marked_with_a_legend(
     paths: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["compare", *paths, "-m", "AP"]) == 0
+    assert main(["compare", *paths, "--baseline", "base", "-m", "AP"]) == 0
     captured = capsys.readouterr()
     assert captured.err == ""  # 20 queries: no warning
     rows = _rows(captured.out)
@@ -104,7 +104,18 @@ def test_significant_losses_and_wins_are_marked_with_a_legend(
 def test_p_values_and_intervals_in_the_table(
     paths: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = ["compare", *paths, "-m", "AP", "--p-values", "--ci", "--correction", "none"]
+    argv = [
+        "compare",
+        *paths,
+        "--baseline",
+        "base",
+        "-m",
+        "AP",
+        "--p-values",
+        "--ci",
+        "--correction",
+        "none",
+    ]
     assert main([*argv, "--markers", "ascii"]) == 0
     out = capsys.readouterr().out
     rows = _rows(out)
@@ -146,7 +157,7 @@ def test_output_file_format_follows_its_extension(
     check: object,
 ) -> None:
     target = tmp_path / name
-    assert main(["compare", *paths, "-m", "AP", "-o", str(target)]) == 0
+    assert main(["compare", *paths, "--baseline", "base", "-m", "AP", "-o", str(target)]) == 0
     assert capsys.readouterr().out == ""
     assert callable(check) and check(target.read_text())
     assert list(tmp_path.iterdir()) == [target]  # written atomically: no temporary left
@@ -156,14 +167,30 @@ def test_format_overrides_the_extension_and_unknown_extensions_fail(
     paths: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     target = tmp_path / "table.out"
-    assert main(["compare", *paths, "-m", "AP", "-o", str(target)]) == 2
+    assert main(["compare", *paths, "--baseline", "base", "-m", "AP", "-o", str(target)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("rankmetrics: error: -o ") and "'.out'" in err and "--format" in err
     assert not target.exists()
-    assert main(["compare", *paths, "-m", "AP", "-o", str(target), "--format", "csv"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                *paths,
+                "--baseline",
+                "base",
+                "-m",
+                "AP",
+                "-o",
+                str(target),
+                "--format",
+                "csv",
+            ]
+        )
+        == 0
+    )
     assert target.read_text().startswith("metric,system,mean,")
     missing = tmp_path / "nowhere" / "t.md"
-    assert main(["compare", *paths, "-m", "AP", "-o", str(missing)]) == 2
+    assert main(["compare", *paths, "--baseline", "base", "-m", "AP", "-o", str(missing)]) == 2
     err = capsys.readouterr().err
     assert err == f"rankmetrics: error: cannot write {missing}: No such file or directory\n"
 
@@ -188,14 +215,31 @@ def test_help_shows_the_defaults(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_few_queries_warn_on_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     few = _write_runs(tmp_path, 4)
-    assert main(["compare", *few, "-m", "AP", "--format", "csv"]) == 0
+    assert main(["compare", *few, "--baseline", "base", "-m", "AP", "--format", "csv"]) == 0
     err = capsys.readouterr().err
     assert err.startswith("rankmetrics: warning: only 4 paired queries (fewer than 10)")
     assert "means little" in err
 
 
 def _latex(paths: list[str], capsys: pytest.CaptureFixture[str], *extra: str) -> str:
-    assert main(["compare", *paths, "-m", "AP", "-m", "P_10", "--format", "latex", *extra]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                *paths,
+                "--baseline",
+                "base",
+                "-m",
+                "AP",
+                "-m",
+                "P_10",
+                "--format",
+                "latex",
+                *extra,
+            ]
+        )
+        == 0
+    )
     return capsys.readouterr().out
 
 
@@ -258,7 +302,7 @@ def test_latex_with_booktabs_compiles(
 def test_csv_output_carries_p_values_and_intervals(
     paths: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["compare", *paths, "-m", "AP", "--format", "csv"]) == 0
+    assert main(["compare", *paths, "--baseline", "base", "-m", "AP", "--format", "csv"]) == 0
     frame = pl.read_csv(io.StringIO(capsys.readouterr().out))
     assert {"p_value", "p_value_adjusted", "ci_low", "ci_high"} <= set(frame.columns)
     assert frame.filter(pl.col("system") == "bad")["delta"][0] < 0

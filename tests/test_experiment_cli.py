@@ -62,7 +62,8 @@ def test_minus_o_by_suffix(trec_eval_dir: Path, tmp_path: Path) -> None:
     report, table = tmp_path / "r.html", tmp_path / "t.tex"
     assert main(_argv(trec_eval_dir, "-o", str(report))) == 0
     assert "<svg" in report.read_text()
-    assert main(_argv(trec_eval_dir, "--html", str(report), "-o", str(table))) == 0
+    baseline = ["--baseline", "results.test"]
+    assert main(_argv(trec_eval_dir, "--html", str(report), "-o", str(table), *baseline)) == 0
     text = table.read_text()
     assert "\\begin{tabular}" in text and "results.test (baseline)" in text
 

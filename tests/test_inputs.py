@@ -243,8 +243,8 @@ def test_compare_reads_gzip_stdin_and_peer_columns(
         "csv",
     ]
     assert main(argv) == 0
-    table = pl.read_csv(io.StringIO(capsys.readouterr().out))
-    means = dict(zip(table["system"], table["mean"], strict=True))
+    table = pl.read_csv(io.StringIO(capsys.readouterr().out))  # the one pair (no --baseline)
+    means = {table["system_a"][0]: table["mean_a"][0], table["system_b"][0]: table["mean_b"][0]}
 
     def mean_map(ranking: pl.DataFrame) -> float:
         # trec-eval's query set (compare's default): every qrels query, 0 without a relevant one.

@@ -92,9 +92,18 @@ def test_all_pairs_tables(paths: list[str], capsys: pytest.CaptureFixture[str]) 
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--test", "wilcoxon"], "--test wilcoxon compares all pairs: add --all-pairs"),
-        (["--correction", "fdr_bh"], "--correction fdr_bh needs --all-pairs"),
-        (["--format", "html"], "--format html is for --all-pairs"),
+        (
+            ["--test", "wilcoxon", "--baseline", "bm25"],
+            "--test wilcoxon cannot be used with --baseline",
+        ),
+        (
+            ["--correction", "fdr_bh", "--baseline", "bm25"],
+            "--correction fdr_bh cannot be used with --baseline",
+        ),
+        (
+            ["--format", "html", "--baseline", "bm25"],
+            "--format html cannot be used with --baseline",
+        ),
         (["--all-pairs", "--test", "tukey", "--correction", "holm"], "use --correction none"),
         (["--all-pairs", "--baseline", "nope"], "`baselines`: system 'nope' not found"),
     ],

@@ -130,7 +130,7 @@ def _on_a_terminal(args: list[str]) -> tuple[bytes, bytes, int]:
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 def test_compare_counts_runs_and_tests_on_stderr_and_quiet_turns_it_off(tmp_path: Path) -> None:
     paths = _runs(tmp_path)
-    args = ["compare", *paths, "-m", "map", "-m", "P_5"]
+    args = ["compare", *paths, "-m", "map", "-m", "P_5", "--baseline", "r0"]
     plain = subprocess.run(
         [sys.executable, "-m", "polars_rankmetrics.cli", *args], capture_output=True, check=True
     )

@@ -37,7 +37,8 @@ PAIR_TEST_NAMES = {
     "tukey-two-way": "two-way Tukey HSD test",
     "randomised-tukey": "randomised Tukey HSD test",
 }
-"""``--test``'s choices with ``--all-pairs``: the tests of ``compare_pairs``."""
+"""``--test``'s choices over all pairs (no ``--baseline``, or ``--all-pairs``): the tests of
+``compare_pairs``."""
 
 CORRECTION_NAMES = {
     "holm": "Holm",
@@ -74,9 +75,12 @@ def add_common(parser: argparse.ArgumentParser, subcommand: str = "compare") -> 
         help="the runs' columns where not the usual names, e.g. score=sim "
         "(default: the usual names)",
     )
-    parser.add_argument(
-        "--baseline", help="the system the others are compared with (default: the first run)"
-    )
+    baseline = {
+        "compare": "the run every other is tested against (as rm.experiment's baseline=) "
+        "(default: none: every pair of runs is tested)",
+        "plot": "with --delta, the run the differences are to (default: the first run)",
+    }
+    parser.add_argument("--baseline", metavar="NAME", help=baseline[subcommand])
     parser.add_argument(
         "--missing",
         choices=["zero", "drop"],
@@ -112,22 +116,24 @@ def add_compare_options(parser: argparse.ArgumentParser) -> None:
         "--test",
         choices=list(PAIR_TEST_NAMES),
         default="t",
-        help="the significance test; wilcoxon, sign and the Tukey tests need --all-pairs",
+        help="the significance test (as rm.experiment's test=); against one --baseline only "
+        "t, randomization or bootstrap, unless --all-pairs",
     )
     parser.add_argument(
         "--correction",
         choices=list(CORRECTION_NAMES),
         default=None,
-        help="the correction of the p-values for the several systems compared; against "
-        "one baseline only holm, bonferroni or none; the Tukey tests need none and "
-        "default to it (default: holm)",
+        help="the correction of the p-values for the several systems compared (as "
+        "rm.experiment's correction=); against one --baseline only holm, bonferroni or "
+        "none, unless --all-pairs; the Tukey tests need none and default to it "
+        "(default: holm)",
     )
     parser.add_argument(
         "--all-pairs",
         action="store_true",
         help="compare every pair of systems (ranx-style table: superscript letters name "
-        "the systems each is significantly better than); --baseline then picks the "
-        "pairs to show",
+        "the systems each is significantly better than), the default without --baseline; "
+        "with --baseline NAME, the table of every pair holding NAME",
     )
     parser.add_argument(
         "--alpha",
@@ -152,7 +158,7 @@ def add_compare_options(parser: argparse.ArgumentParser) -> None:
         "--markers",
         choices=list(MARKERS),
         default=DEFAULT_MARKERS,
-        help="marks of a significant improvement / loss against the baseline: "
+        help="marks of a significant improvement / loss against the --baseline: "
         "daggers †/‡ (LaTeX: dagger/ddagger; as rm.markdown_table and rm.latex_table), "
         "arrows ▲/▼ (LaTeX: bigtriangleup/bigtriangledown), or ascii +/- "
         "(then the whole Markdown table is ASCII)",
@@ -160,12 +166,13 @@ def add_compare_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--p-values",
         action="store_true",
-        help="print each system's p-value against the baseline (adjusted) beside its mean",
+        help="print each system's p-value against the --baseline (adjusted) beside its mean "
+        "(needs --baseline; over all pairs they are in -o FILE.csv or .json)",
     )
     parser.add_argument(
         "--ci",
         action="store_true",
-        help="print the confidence interval of each mean beside it",
+        help="print the confidence interval of each mean beside it (needs --baseline)",
     )
     parser.add_argument(
         "--latex-rules",

@@ -300,13 +300,23 @@ RESAMPLING_TESTS = ("randomization", "bootstrap", "randomised-tukey")
 """The tests that resample (``--n-resamples``, ``--seed``)."""
 
 
+def tests_all_pairs(args: argparse.Namespace) -> bool:
+    """Whether ``compare`` tests every pair: without ``--baseline``, or with ``--all-pairs``.
+
+    Without ``--baseline`` as ``rm.experiment(baseline=None)``, one run aside
+    (its table of means, as the call's one-run report); with ``--all-pairs``,
+    ``--baseline`` only picks the pairs shown.
+    """
+    return bool(args.all_pairs) or (args.baseline is None and len(args.runs) > 1)
+
+
 def refuse_unused_options(args: argparse.Namespace, output_format: str) -> None:
     """Refuse ``compare``'s and ``plot``'s options where they would change nothing."""
     rule = f"--queries {args.queries}"
     rules = [("--missing", "missing", args.queries != "run", f"{rule} (it is for --queries run)")]
     if args.command == "compare":
         # The intervals are bootstrap ones: shown by --ci, and in every CSV or JSON row.
-        intervals = not args.all_pairs and (args.ci or output_format in ("csv", "json"))
+        intervals = not tests_all_pairs(args) and (args.ci or output_format in ("csv", "json"))
         resampled = args.test in RESAMPLING_TESTS or intervals
         test = f"--test {args.test} and no interval shown (nothing is resampled)"
         table = f"--format {output_format} (the frame holds every value)"
@@ -352,7 +362,7 @@ def run_compare(args: argparse.Namespace) -> int:
         per_query, lacking = evaluate_runs_counted(
             qrels, run_paths, args.measures, run_columns, args.queries, depth=args.depth, show=show
         )
-        if args.all_pairs:
+        if tests_all_pairs(args):
             report, comparison = all_pairs_report(
                 per_query, query_set(qrels, args.queries), args, layout, lacking
             )
@@ -497,8 +507,12 @@ def add_subcommand(subcommands: Any) -> None:
         help="compare runs: means, confidence intervals and significance tests",
         description=(
             "Evaluate runs and print a results table: the mean of each measure per run, "
-            "the best in bold, and a mark after each mean significantly better (†) or "
-            "worse (‡) than the baseline's. Warns on stderr below 10 paired queries."
+            "the best in bold. Without --baseline every pair of runs is tested, as "
+            "rm.experiment and ranx.compare do (superscript letters name the runs each is "
+            "significantly better than); --baseline NAME tests every run against NAME "
+            "(a mark after each mean significantly better (†) or worse (‡) than the "
+            "baseline's). "
+            "Warns on stderr below 10 paired queries."
         ),
         formatter_class=DefaultsFormatter,
     )

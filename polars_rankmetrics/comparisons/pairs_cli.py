@@ -1,9 +1,12 @@
-"""``rankmetrics compare --all-pairs``: every pair of systems, as a ranx-style table.
+"""``rankmetrics compare`` over every pair of systems, as a ranx-style table.
+
+The default without ``--baseline`` (as :func:`polars_rankmetrics.experiment`'s
+``baseline=None`` and ``ranx.compare``), or asked for by ``--all-pairs``.
 
 The evaluated runs go to :func:`polars_rankmetrics.compare_pairs` with
 ``--test``, ``--correction`` (default Holm; none for the Tukey tests),
-``--alpha``, ``--n-resamples`` and ``--seed``; ``--baseline`` (optional) limits
-the pairs to that system against the others. The output is the table of
+``--alpha``, ``--n-resamples`` and ``--seed``; with ``--all-pairs``,
+``--baseline`` limits the pairs to that system against the others. The output is the table of
 :func:`polars_rankmetrics.pairs_table` (Markdown, LaTeX or HTML), or the pairs
 frame itself (CSV or JSON).
 """
@@ -40,10 +43,10 @@ def with_query_note(text: str, comparison: pl.DataFrame, rule: str, lacking: dic
 
 
 def refuse_unused_with_all_pairs(args: argparse.Namespace) -> None:
-    """The options of a table against one baseline, refused with ``--all-pairs``."""
+    """The options of a table against one baseline, refused over all pairs (naming both)."""
     unused = [
         ("--p-values", args.p_values, "the pairs' p-values are in -o FILE.csv or .json"),
-        ("--ci", args.ci, "compare_pairs gives no interval of each mean; drop --all-pairs"),
+        ("--ci", args.ci, "compare_pairs gives no interval of each mean"),
         (
             "--markers",
             args.markers not in ("daggers", "ascii"),
@@ -54,35 +57,42 @@ def refuse_unused_with_all_pairs(args: argparse.Namespace) -> None:
     ]
     for flag, given, reason in unused:
         if given:
-            msg = f"{flag} cannot be used with --all-pairs: {reason}"
+            msg = (
+                f"{flag} cannot be used with --all-pairs (every pair is tested, the default "
+                f"without --baseline): {reason}; add --baseline NAME to test every run "
+                "against NAME"
+            )
             raise ValueError(msg)
 
 
 def check_baseline_test(test: str) -> str:
-    """Refuse, with a message naming ``--all-pairs``, a test that needs all pairs."""
+    """Refuse, naming ``--baseline`` and ``--all-pairs``, a test that needs all pairs."""
     if test not in TEST_NAMES:
         msg = (
-            f"--test {test} compares all pairs: add --all-pairs "
-            f"(against one baseline: {', '.join(TEST_NAMES)})"
+            f"--test {test} cannot be used with --baseline: against one baseline the "
+            f"table's tests are {', '.join(TEST_NAMES)}; drop --baseline to test every pair, "
+            "or add --all-pairs for the table of the baseline's pairs"
         )
         raise ValueError(msg)
     return test
 
 
 def check_baseline_correction(correction: str | None, output_format: str) -> str | None:
-    """The correction against one baseline (default holm); others need ``--all-pairs``."""
+    """The correction against one baseline (default holm); others need all pairs."""
     if output_format == "html":
         msg = (
-            "--format html is for --all-pairs; "
-            "against one baseline use markdown, latex, csv or json"
+            "--format html cannot be used with --baseline: it is the table of all pairs "
+            "(drop --baseline, or add --all-pairs); against one baseline use markdown, "
+            "latex, csv or json"
         )
         raise ValueError(msg)
     if correction is None:
         return "holm"
     if correction not in ("holm", "bonferroni", "none"):
         msg = (
-            f"--correction {correction} needs --all-pairs "
-            "(against one baseline: holm, bonferroni, none)"
+            f"--correction {correction} cannot be used with --baseline (against one "
+            "baseline: holm, bonferroni, none); drop --baseline to test every pair, or add "
+            "--all-pairs"
         )
         raise ValueError(msg)
     return None if correction == "none" else correction
@@ -99,7 +109,8 @@ def all_pairs_report(
 
     The table ends with the query-set line, as against a baseline; the options
     of that table alone (``--p-values``, ``--ci``, ``--markers``,
-    ``--latex-rules``) are refused, naming ``--all-pairs``.
+    ``--latex-rules``) are refused, naming ``--all-pairs`` and ``--baseline``.
+    Means show four digits, as :func:`polars_rankmetrics.experiment`'s table.
     """
     refuse_unused_with_all_pairs(args)
     from polars_rankmetrics.comparisons.pairs import compare_pairs
@@ -127,6 +138,7 @@ def all_pairs_report(
         text = pairs_table(
             pairs,
             format=layout.output_format,
+            digits=4,
             test=PAIR_TEST_NAMES[test],
             correction=None if correction == "none" else CORRECTION_NAMES[correction],
             alpha=args.alpha,

@@ -8,8 +8,8 @@ options are the call's, under the same names (``--baseline``, ``--test``,
 ``--n-resamples``, ``--seed``), the runs are evaluated once, the report is
 written atomically, and the table on standard output (or ``-o FILE`` by its
 suffix: ``.md``, ``.tex``, ``.csv``, ``.json``, ``.parquet``) is the
-experiment's. As the command always has, it compares every run with the first
-(or ``--baseline``) unless ``--all-pairs``. A report whose folder does not
+experiment's. As the call, it tests every pair of runs without ``--baseline``
+and every run against ``--baseline NAME`` with it. A report whose folder does not
 exist is refused before any run is read. The table's own styling options
 (``--format``, ``--markers``, ``--p-values``, ``--ci``, ``--latex-rules``) are
 for the table alone and are refused with a report, as are ``--missing`` off
@@ -33,6 +33,24 @@ from polars_rankmetrics.commands.options import (
 from polars_rankmetrics.comparisons.cli import RESAMPLING_TESTS, parse_columns
 from polars_rankmetrics.comparisons.output import warn_if_few_queries
 
+EXPERIMENT_PARAMETERS = {
+    "measures": ("-m MEASURE", "measures"),
+    "baseline": ("--baseline NAME", "baseline"),
+    "test": ("--test", "test"),
+    "correction": ("--correction", "correction"),
+    "alpha": ("--alpha", "alpha"),
+    "queries": ("--queries", "queries"),
+    "missing": ("--missing", "missing"),
+    "depth": ("-M/--depth N", "depth"),
+    "n_resamples": ("--n-resamples", "n_resamples"),
+    "seed": ("--seed", "seed"),
+    "qrels_columns": ("--qrels-columns", "qrels_columns"),
+    "run_columns": ("--run-columns", "run_columns"),
+}
+"""``compare``'s options that are :func:`polars_rankmetrics.experiment`'s parameters:
+destination → (spelling, parameter). Each default is the parameter's (a test checks it
+against the signature); ``docs/guide/cli.md`` prints :func:`experiment_table`."""
+
 REPORT_SUFFIXES = (".html", ".htm")
 """The suffixes of ``-o`` that ask for the HTML report."""
 
@@ -44,6 +62,35 @@ _TABLE_ONLY = {
     "latex_rules": "--latex-rules",
 }
 """The plain table's styling options, refused beside the report."""
+
+
+def resolved_correction(test: str, correction: str | None) -> str | None:
+    """``--correction`` as ``rm.experiment`` takes it: unset, its default (holm).
+
+    Unset with a Tukey test (which holds the family-wise error rate itself), none.
+    """
+    if correction is None:
+        correction = "none" if test.startswith(("tukey", "randomised")) else "holm"
+    return None if correction == "none" else correction
+
+
+def experiment_table() -> str:
+    """``compare``'s options beside ``rm.experiment``'s parameters, with the one default."""
+    import inspect
+
+    from polars_rankmetrics.experiments.experiment import experiment
+
+    parameters = inspect.signature(experiment).parameters
+    rows = ["| option | `rm.experiment` parameter | default |", "| --- | --- | --- |"]
+    for spelling, name in EXPERIMENT_PARAMETERS.values():
+        default = parameters[name].default
+        shown = "required" if default is inspect.Parameter.empty else f"`{default!r}`"
+        if name == "baseline":
+            shown += " (every pair is tested)"
+        elif name == "correction":
+            shown += " (`None` for the Tukey tests: the command chooses it, the call needs it)"
+        rows.append(f"| `{spelling}` | `{name}` | {shown} |")
+    return "\n".join(rows)
 
 
 def report_path(args: argparse.Namespace) -> str | None:
@@ -81,22 +128,15 @@ def _refuse_unused(args: argparse.Namespace) -> None:
 def experiment_from_args(args: argparse.Namespace) -> Any:
     """:func:`polars_rankmetrics.experiment` with the command's options."""
     from polars_rankmetrics.experiments.experiment import experiment
-    from polars_rankmetrics.experiments.sources import named_runs
 
     one_stdin([args.qrels, *args.runs])
-    baseline = args.baseline
-    if baseline is None and not args.all_pairs:
-        baseline = named_runs(list(args.runs))[0].name  # the first run, as the table's default
-    correction = args.correction
-    if correction is None:
-        correction = "none" if args.test.startswith(("tukey", "randomised")) else "holm"
     return experiment(
         args.qrels,
         list(args.runs),
         args.measures,
-        baseline=baseline,
+        baseline=args.baseline,
         test=args.test,
-        correction=None if correction == "none" else correction,
+        correction=resolved_correction(args.test, args.correction),
         alpha=args.alpha,
         queries=args.queries,
         missing=args.missing,
