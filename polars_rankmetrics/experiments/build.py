@@ -183,14 +183,15 @@ def check_queries(
     run that lacks a qrels query is refused, naming ``queries='qrels'``.
     """
     judged = _queries_of(qrels)
+    judged_set = set(judged.to_list())
     if options.queries == "relevant":
         relevant = qrels.filter(pl.col("relevance") >= options.relevance_level)
         wanted = set(_queries_of(relevant).to_list())
     else:
-        wanted = set(judged.to_list())
+        wanted = judged_set
     own = {}
     for name, run in zip(names, runs, strict=True):
-        present = set(_queries_of(run).to_list()) & set(judged.to_list())
+        present = set(_queries_of(run).to_list()) & judged_set
         if not present:
             msg = (
                 f"`runs`: run {name!r} has no query of the qrels: check that their query ids "
