@@ -200,7 +200,10 @@ def fit(
     Every estimate is ``(clicks + sum of the rows' posteriors) / (views + number
     of rows)``, with ``prior = (clicks, views)`` pseudo-counts (PyClick's 1 click
     in 2 views by default): a parameter is never exactly 0 or 1, and one that no
-    row informs is ``clicks / views``. EM starts every parameter there.
+    row informs is ``clicks / views``. EM starts every parameter there. The PBM's
+    EM is also :func:`polars_rankmetrics.counterfactual.fit_pbm`'s, which runs it
+    on counts of (query, document, rank) with no pseudo-counts (prior ``(0, 0)``),
+    keeping this default here.
 
     DBN's E-step is exact: the examination of a result below the last click
     is conditioned on every click of the session (PyClick conditions the
