@@ -40,7 +40,7 @@ import numpy as np
 import polars as pl
 
 from polars_rankmetrics import counterfactual as cf
-from polars_rankmetrics.counterfactual.position_bias import _em_step, click_counts
+from polars_rankmetrics.counterfactual.position_bias import click_counts, iterate, with_ids
 
 ESTIMATORS: dict[str, Callable[[], pl.Expr]] = {
     "sips": cf.slate_standard_ips,
@@ -239,24 +239,16 @@ def bench_streaming(
         f"fit_pbm, {em_iterations} iterations (the counting pass included): {wall:.1f} s wall, "
         f"{cpu:.1f} s CPU, peak {_rss():.2f} GiB"
     )
-    # the iterations alone: the same EM step on the counted table
-    table = click_counts(clicks).collect(engine="streaming").lazy()
-    alpha = model.attractiveness.lazy()
-    gamma = model.examination.lazy().select("rank", "gamma")
-    keys = ("query", "document", "rank")
-
-    def iterate() -> None:
-        current_alpha, current_gamma = alpha, gamma
-        for _ in range(em_iterations):
-            new_alpha, new_gamma, log_likelihood = _em_step(
-                table, current_alpha, current_gamma, keys
-            )
-            frames = pl.collect_all([new_alpha, new_gamma, log_likelihood])
-            current_alpha, current_gamma = frames[0].lazy(), frames[1].lazy()
-
-    wall, cpu, _ = _timed(iterate)
+    # the iterations alone: the same EM on the counted table
+    counted = click_counts(clicks).collect(engine="streaming")
+    table, _, _ = with_ids(counted, ("query", "document", "rank"))
+    values = {
+        "attractiveness": model.attractiveness.get_column("alpha"),
+        "examination": model.examination.get_column("gamma"),
+    }
+    wall, cpu, _ = _timed(lambda: iterate(table, values, em_iterations, 0.0))
     print(
-        f"EM iterations on the {table.select(pl.len()).collect().item():,} counted rows: "
+        f"EM iterations on the {table.height:,} counted rows: "
         f"{wall / em_iterations * 1000:.0f} ms wall, {cpu / em_iterations * 1000:.0f} ms CPU "
         "per iteration"
     )

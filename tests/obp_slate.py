@@ -121,10 +121,18 @@ def _cum(step: np.ndarray, slate: np.ndarray) -> np.ndarray:
     return out
 
 
-def obp_value(module: types.ModuleType, name: str, log: pl.DataFrame) -> float:
-    """obp's ``estimate_policy_value`` of the estimator named ``name`` on ``log``."""
+def _estimator(
+    module: types.ModuleType, name: str, log: pl.DataFrame
+) -> tuple[Any, dict[str, Any]]:
+    """obp's estimator named ``name`` for ``log``, and the log's columns as its arrays."""
     arrays: dict[str, Any] = {c: log[c].to_numpy() for c in log.columns if c not in _LISTS}
     len_list = int(log["position"].max()) + 1  # type: ignore[arg-type]
+    if name == "cascade-dr":
+        n_actions = len(log["q_hat"][0])
+        estimator = module.SlateCascadeDoublyRobust(len_list=len_list, n_unique_action=n_actions)
+        for c in _LISTS:
+            arrays[c] = np.concatenate(log[c].to_list()).astype(float)
+        return estimator, arrays
     classes = {
         "sips": module.SlateStandardIPS,
         "iips": module.SlateIndependentIPS,
@@ -133,13 +141,12 @@ def obp_value(module: types.ModuleType, name: str, log: pl.DataFrame) -> float:
         "sniips": module.SelfNormalizedSlateIndependentIPS,
         "snrips": module.SelfNormalizedSlateRewardInteractionIPS,
     }
-    if name == "cascade-dr":
-        n_actions = len(log["q_hat"][0])
-        estimator = module.SlateCascadeDoublyRobust(len_list=len_list, n_unique_action=n_actions)
-        for c in _LISTS:
-            arrays[c] = np.concatenate(log[c].to_list()).astype(float)
-        return float(estimator.estimate_policy_value(**arrays))
-    estimator = classes[name](len_list=len_list)
+    return classes[name](len_list=len_list), arrays
+
+
+def obp_value(module: types.ModuleType, name: str, log: pl.DataFrame) -> float:
+    """obp's ``estimate_policy_value`` of the estimator named ``name`` on ``log``."""
+    estimator, arrays = _estimator(module, name, log)
     return float(estimator.estimate_policy_value(**arrays))
 
 
@@ -150,15 +157,5 @@ def obp_interval(
     module: types.ModuleType, name: str, log: pl.DataFrame, **options: Any
 ) -> dict[str, float]:
     """obp's ``estimate_interval`` of the estimator named ``name`` on ``log``."""
-    arrays: dict[str, Any] = {c: log[c].to_numpy() for c in log.columns if c not in _LISTS}
-    len_list = int(log["position"].max()) + 1  # type: ignore[arg-type]
-    classes = {
-        "sips": module.SlateStandardIPS,
-        "iips": module.SlateIndependentIPS,
-        "rips": module.SlateRewardInteractionIPS,
-        "snsips": module.SelfNormalizedSlateStandardIPS,
-        "sniips": module.SelfNormalizedSlateIndependentIPS,
-        "snrips": module.SelfNormalizedSlateRewardInteractionIPS,
-    }
-    estimator = classes[name](len_list=len_list)
+    estimator, arrays = _estimator(module, name, log)
     return dict(estimator.estimate_interval(**arrays, **options))

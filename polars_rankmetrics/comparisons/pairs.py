@@ -191,6 +191,16 @@ def _pairs(systems: list[str], baselines: Sequence[str] | None) -> list[tuple[in
     return pairs
 
 
+def check_family_correction(test: object, correction: object) -> None:
+    """Refuse a ``correction`` with a test whose p-values are already family-wise (Tukey's)."""
+    if test in FAMILY and correction is not None:
+        msg = (
+            f"`correction` must be None with test={test!r}: Tukey p-values already "
+            f"control the family-wise error rate over all pairs, got {correction!r}"
+        )
+        raise ValueError(msg)
+
+
 def compare_pairs(
     per_query: pl.DataFrame | pl.LazyFrame,
     *,
@@ -330,12 +340,7 @@ def compare_pairs(
     if not isinstance(continuity, bool):
         msg = f"`continuity` must be a bool, got {continuity!r}"
         raise ValueError(msg)
-    if test in FAMILY and correction is not None:
-        msg = (
-            f"`correction` must be None with test={test!r}: Tukey p-values already "
-            f"control the family-wise error rate over all pairs, got {correction!r}"
-        )
-        raise ValueError(msg)
+    check_family_correction(test, correction)
     n_resamples = check_n_resamples(n_resamples)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         msg = f"`seed` must be a non-negative int, got {seed!r}"

@@ -11,7 +11,11 @@ examined and the document is attractive, independently:
 maximisation. The log is read once, into the count of impressions
 :math:`n` and of clicks :math:`c` of each (query, document, rank) (a lazy
 group-by, streaming over parquet); each iteration is then two group-bys of
-that table (no loop over rows). With the posteriors of an impression without
+that table (no loop over rows). The EM is the one of
+:func:`polars_rankmetrics.online.fit` (``model="pbm"``; its step and loop in
+:mod:`polars_rankmetrics.online.em`), run on the table of counts and without
+pseudo-counts: ``fit`` adds PyClick's prior ``(1, 2)`` by default, ``fit_pbm``
+passes ``(0, 0)`` (plain maximum likelihood, as below). With the posteriors of an impression without
 a click (the book's equations 4.9-4.12),
 
 .. math::
@@ -67,8 +71,14 @@ import polars as pl
 
 from polars_rankmetrics._validate import check_k, check_number
 from polars_rankmetrics.counterfactual._checks import column, numeric
+from polars_rankmetrics.online.em import PAIR, position_step, run_em
 
 _N, _CLICKS = "_impressions", "_clicks"
+_RANK_ID = "_rank_id"
+_NO_PRIOR = (0.0, 0.0)
+"""No pseudo-counts: :func:`fit_pbm` is the plain maximum-likelihood EM (``online.fit``'s
+default prior is PyClick's ``(1, 2)``)."""
+_STEP = position_step(pl.col(_RANK_ID), counts=(pl.col(_N), pl.col(_CLICKS)))
 
 
 @dataclass(frozen=True)
@@ -132,29 +142,53 @@ def _check_counts(counts: pl.DataFrame, click: str) -> None:
         raise ValueError(msg)
 
 
-def _em_step(
-    counts: pl.LazyFrame, alpha: pl.LazyFrame, gamma: pl.LazyFrame, keys: tuple[str, str, str]
-) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame]:
-    """One EM iteration: the new alpha and gamma, and the old parameters' log-likelihood."""
+def with_ids(
+    counts: pl.DataFrame, keys: tuple[str, str, str]
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The table of counts by dense ids, as online's EM reads it; the pairs and the ranks.
+
+    The ids number the (query, document) pairs and the ranks in sorted order.
+    """
     query, document, rank = keys
-    rows = counts.join(alpha, on=[query, document]).join(gamma, on=rank)
-    a, g, n, c = pl.col("alpha"), pl.col("gamma"), pl.col(_N), pl.col(_CLICKS)
-    unclicked = n - c
-    click_probability = g * a
-    # an unclicked impression's posteriors (0 / 0 only where there is none)
-    attractive = pl.when(unclicked > 0).then(unclicked * a * (1 - g) / (1 - click_probability))
-    examined = pl.when(unclicked > 0).then(unclicked * g * (1 - a) / (1 - click_probability))
-    new_alpha = rows.group_by(query, document).agg(
-        alpha=(c + attractive.fill_null(0.0)).sum() / n.sum()
+    pairs = counts.select(query, document).unique().sort(query, document)
+    ranks = counts.select(rank).unique().sort(rank)
+    table = (
+        counts.join(pairs.with_row_index(PAIR), on=[query, document], nulls_equal=True)
+        .join(ranks.with_row_index(_RANK_ID), on=rank, nulls_equal=True)
+        .select(pl.col(PAIR, _RANK_ID).cast(pl.Int64), _N, _CLICKS)
     )
-    new_gamma = rows.group_by(rank).agg(gamma=(c + examined.fill_null(0.0)).sum() / n.sum())
-    log_likelihood = rows.select(
-        (
-            pl.when(c > 0).then(c * click_probability.log()).otherwise(0.0)
-            + pl.when(unclicked > 0).then(unclicked * (1 - click_probability).log()).otherwise(0.0)
-        ).sum()
-    )
-    return new_alpha, new_gamma, log_likelihood
+    return table, pairs, ranks
+
+
+def iterate(
+    table: pl.DataFrame, values: dict[str, pl.Series], n_iterations: int, tol: float
+) -> tuple[dict[str, pl.Series], list[float], int]:
+    """Online's PBM EM on the counts, with no prior, one iteration at a time.
+
+    Returns the parameters, the log-likelihood of those each iteration started
+    from then of the result, and the iterations run.
+    """
+    history: list[float] = []
+    for _ in range(n_iterations):
+        history.append(_log_likelihood(values, table))
+        values = run_em(1, values, _STEP, [lambda: table], _NO_PRIOR)
+        if tol > 0 and len(history) > 1 and history[-1] - history[-2] <= tol:
+            break
+    done = len(history)
+    history.append(_log_likelihood(values, table))
+    return values, history, done
+
+
+def _log_likelihood(values: dict[str, pl.Series], table: pl.DataFrame) -> float:
+    """The log-likelihood of the parameter vectors on the table of counts (ids inside)."""
+    alpha = pl.lit(values["attractiveness"]).gather(pl.col(PAIR))
+    gamma = pl.lit(values["examination"]).gather(pl.col(_RANK_ID))
+    click_probability = alpha * gamma
+    c, unclicked = pl.col(_CLICKS), pl.col(_N) - pl.col(_CLICKS)
+    terms = pl.when(c > 0).then(c * click_probability.log()).otherwise(0.0) + pl.when(
+        unclicked > 0
+    ).then(unclicked * (1 - click_probability).log()).otherwise(0.0)
+    return float(table.select(terms.sum()).item())
 
 
 def fit_pbm(
@@ -172,7 +206,10 @@ def fit_pbm(
     The position-based click model fitted by EM on (query, document, rank, click) rows.
 
     The module documentation gives the model, the EM updates and why the
-    examination propensities are relative to the top rank. Every parameter
+    examination propensities are relative to the top rank. The EM is
+    :func:`polars_rankmetrics.online.fit`'s PBM on the counts, with no prior
+    (``fit``'s default prior, PyClick's ``(1, 2)``, is not used here: the
+    updates are the plain ones of the module documentation). Every parameter
     starts at ``initial``; the iterations stop after ``n_iterations`` or when
     the log-likelihood rises by at most ``tol`` (0: never early). On clicks
     simulated from known parameters (40,000 impressions: 10 queries of 6
@@ -227,29 +264,19 @@ def fit_pbm(
     n_iterations = check_k(n_iterations, "n_iterations")
     tol = check_number(tol, "tol", low=0.0)
     initial = check_number(initial, "initial", low=0.0, high=1.0, low_open=True, high_open=True)
-    keys = (query, document, rank)
     counts = click_counts(clicks, query=query, document=document, rank=rank, click=click)
     counts_frame = counts.collect(engine="streaming")
     _check_counts(counts_frame, click)
-    table = counts_frame.lazy()
-    alpha = table.select(query, document).unique().with_columns(alpha=pl.lit(initial))
-    gamma = table.select(rank).unique().with_columns(gamma=pl.lit(initial))
-    history: list[float] = []
-    for _ in range(n_iterations):
-        new_alpha, new_gamma, log_likelihood = _em_step(table, alpha, gamma, keys)
-        alpha_frame, gamma_frame, value = pl.collect_all([new_alpha, new_gamma, log_likelihood])
-        history.append(float(value.item()))
-        alpha, gamma = alpha_frame.lazy(), gamma_frame.lazy()
-        if tol > 0 and len(history) > 1 and history[-1] - history[-2] <= tol:
-            break
-    done = len(history)
-    history.append(float(_em_step(table, alpha, gamma, keys)[2].collect().item()))
-    examination = gamma.sort(rank).with_columns(
-        propensity=pl.col("gamma") / pl.col("gamma").first()
-    )
-    return PositionBasedModel(
-        examination.collect(), alpha.sort(query, document).collect(), history, done
-    )
+    table, pairs, ranks = with_ids(counts_frame, (query, document, rank))
+    values = {
+        "attractiveness": pl.Series([initial] * pairs.height, dtype=pl.Float64),
+        "examination": pl.Series([initial] * ranks.height, dtype=pl.Float64),
+    }
+    values, history, done = iterate(table, values, n_iterations, tol)
+    gamma = values["examination"].alias("gamma")
+    examination = ranks.with_columns(gamma, propensity=gamma / gamma[0])
+    attractiveness = pairs.with_columns(values["attractiveness"].alias("alpha"))
+    return PositionBasedModel(examination, attractiveness, history, done)
 
 
 def harvest_propensities(

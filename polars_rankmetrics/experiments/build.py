@@ -21,7 +21,12 @@ import polars as pl
 from polars_rankmetrics._validate import check_choice, check_k
 from polars_rankmetrics.comparisons.comparison import Interval, Missing, _check_alpha, align
 from polars_rankmetrics.comparisons.corrections import check_method
-from polars_rankmetrics.comparisons.pairs import FAMILY, PAIRS_SCHEMA, TESTS, PairTest
+from polars_rankmetrics.comparisons.pairs import (
+    PAIRS_SCHEMA,
+    TESTS,
+    PairTest,
+    check_family_correction,
+)
 from polars_rankmetrics.comparisons.significance import check_n_resamples
 from polars_rankmetrics.evaluation.evaluate import _parsed, evaluate
 from polars_rankmetrics.evaluation.inputs import read_qrels, read_run
@@ -82,12 +87,7 @@ def check_options(
     if correction == "none":
         correction = None
     check_method(correction)
-    if test in FAMILY and correction is not None:
-        msg = (
-            f"`correction` must be None with test={test!r}: Tukey's p-values already hold "
-            f"the family-wise error rate over all pairs, got {correction!r}"
-        )
-        raise ValueError(msg)
+    check_family_correction(test, correction)
     rule = check_query_set(queries)
     check_choice(missing, "missing", Missing)
     check_choice(ci, "ci", Interval)

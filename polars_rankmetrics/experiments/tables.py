@@ -14,7 +14,7 @@ import html
 
 import polars as pl
 
-from polars_rankmetrics.comparisons.pairs_report import pairs_table
+from polars_rankmetrics.comparisons.pairs_report import PairsFormat, pairs_table
 from polars_rankmetrics.comparisons.report import _table, latex_table, markdown_table
 from polars_rankmetrics.experiments.record import Record
 
@@ -91,17 +91,24 @@ def _letters(record: Record) -> bool:
     return record.settings.baseline is None and not record.tests.is_empty()
 
 
+def _pairs(record: Record, format: PairsFormat, digits: int) -> str:
+    """The letters table of the record's pairwise tests, in ``format``."""
+    settings = record.settings
+    return pairs_table(
+        record.tests,
+        format=format,
+        digits=digits,
+        test=settings.test_name.split(",")[0],
+        correction=None if settings.correction is None else settings.correction_name,
+        alpha=settings.alpha,
+    )
+
+
 def markdown(record: Record, *, digits: int = 4) -> str:
     """The results table in Markdown, then the query-set line."""
     settings = record.settings
     if _letters(record):
-        text = pairs_table(
-            record.tests,
-            digits=digits,
-            test=settings.test_name.split(",")[0],
-            correction=None if settings.correction is None else settings.correction_name,
-            alpha=settings.alpha,
-        )
+        text = _pairs(record, "markdown", digits)
     else:
         text = markdown_table(comparison_frame(record), digits=digits, test=settings.test_name)
     return f"{text}\n{query_line(record)}"
@@ -111,14 +118,7 @@ def latex(record: Record, *, digits: int = 4) -> str:
     """The results table in LaTeX (a plain ``tabular``), the query-set line as a comment."""
     settings = record.settings
     if _letters(record):
-        text = pairs_table(
-            record.tests,
-            format="latex",
-            digits=digits,
-            test=settings.test_name.split(",")[0],
-            correction=None if settings.correction is None else settings.correction_name,
-            alpha=settings.alpha,
-        )
+        text = _pairs(record, "latex", digits)
     else:
         text = latex_table(
             comparison_frame(record),
@@ -165,16 +165,8 @@ def _baseline_html(record: Record, digits: int) -> str:
 
 def summary_html(record: Record, *, digits: int = 4) -> str:
     """The results table in HTML (readable without JavaScript), then the query-set line."""
-    settings = record.settings
     if _letters(record):
-        table = pairs_table(
-            record.tests,
-            format="html",
-            digits=digits,
-            test=settings.test_name.split(",")[0],
-            correction=None if settings.correction is None else settings.correction_name,
-            alpha=settings.alpha,
-        ).replace("<table>", '<table class="results">', 1)
+        table = _pairs(record, "html", digits).replace("<table>", '<table class="results">', 1)
         line = query_line(record)
     else:
         table = _baseline_html(record, digits)

@@ -72,6 +72,8 @@ def run_em(
 
     Each iteration adds up the M-step sums of the parts, then sets every parameter
     to ``(clicks + num) / (views + den)``: an id no row informs gets ``clicks / views``.
+    A ``prior`` of ``(0, 0)`` is plain maximum likelihood (``num / den``: then every
+    id must be informed by some row).
     """
     clicks, views = prior
     values = dict(start)
@@ -105,26 +107,47 @@ def pbm_step(depth: int) -> Step:
     (1 - gamma alpha)`` and ``P(E=1|C=0) = gamma (1 - alpha) / (1 - gamma alpha)``.
     UBM's step is the same with ``gamma`` per (rank, previous click) cell.
     """
-    return _position_step(pl.col(RANK) - 1)
+    return position_step(pl.col(RANK) - 1)
 
 
 def ubm_step(depth: int) -> Step:
     """UBM's EM step: PBM's posteriors, the examination of ``(r, r')`` (last click above at r')."""
-    return _position_step(pl.col(CELL))
+    return position_step(pl.col(CELL))
 
 
-def _position_step(cell: pl.Expr) -> Step:
+def position_step(cell: pl.Expr, counts: tuple[pl.Expr, pl.Expr] | None = None) -> Step:
+    """The EM step of a model whose click is ``A = 1`` and ``E = 1``, ``E`` keyed by ``cell``.
+
+    ``alpha`` is read per row at its pair's id (``_pair``), ``gamma`` at ``cell``
+    (an id expression). A row is one impression, clicked or not by the log's
+    click column; or, with ``counts = (views, clicks)``, ``views`` impressions of
+    one pair at one cell of which ``clicks`` were clicked: its M-step sums are
+    then ``clicks + (views - clicks) P(.=1|C=0)`` and ``views`` (0 / 0 is not
+    read where every impression was clicked). This step is the PBM of
+    :func:`~polars_rankmetrics.online.fit` and of
+    :func:`polars_rankmetrics.counterfactual.fit_pbm` (on a table of counts).
+    """
+    if counts is None:
+        views, clicks, weight = pl.lit(1.0), clicked().cast(pl.Float64), None
+    else:
+        views, clicks = counts
+        weight = views
+    unclicked = views - clicks
+
+    def posterior(unclicked_posterior: pl.Expr) -> pl.Expr:
+        return clicks + pl.when(unclicked > 0).then(unclicked * unclicked_posterior).otherwise(0.0)
+
     def step(values: dict[str, pl.Series], log: pl.DataFrame) -> dict[str, pl.LazyFrame]:
         alpha = pl.lit(values["attractiveness"]).gather(pl.col(PAIR))
         gamma = pl.lit(values["examination"]).gather(cell)
         rows = log.lazy().with_columns(alpha.alias("a"), gamma.alias("g"))
         a, g = pl.col("a"), pl.col("g")
         no_click = 1 - a * g
-        attractive = pl.when(clicked()).then(1.0).otherwise((1 - g) * a / no_click)
-        examined = pl.when(clicked()).then(1.0).otherwise((1 - a) * g / no_click)
+        attractive = posterior((1 - g) * a / no_click)
+        examined = posterior((1 - a) * g / no_click)
         return {
-            "attractiveness": m_step(rows, pl.col(PAIR), attractive),
-            "examination": m_step(rows, cell, examined),
+            "attractiveness": m_step(rows, pl.col(PAIR), attractive, weight),
+            "examination": m_step(rows, cell, examined, weight),
         }
 
     return step

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
+from polars_rankmetrics._validate import check_k
 from polars_rankmetrics.online.em import (
     CELL,
     LAST,
@@ -200,7 +201,10 @@ def fit(
     Every estimate is ``(clicks + sum of the rows' posteriors) / (views + number
     of rows)``, with ``prior = (clicks, views)`` pseudo-counts (PyClick's 1 click
     in 2 views by default): a parameter is never exactly 0 or 1, and one that no
-    row informs is ``clicks / views``. EM starts every parameter there.
+    row informs is ``clicks / views``. EM starts every parameter there. The PBM's
+    EM is also :func:`polars_rankmetrics.counterfactual.fit_pbm`'s, which runs it
+    on counts of (query, document, rank) with no pseudo-counts (prior ``(0, 0)``),
+    keeping this default here.
 
     DBN's E-step is exact: the examination of a result below the last click
     is conditioned on every click of the session (PyClick conditions the
@@ -272,7 +276,7 @@ def fit(
         raise ValueError(msg)
     iterations = _check_iterations(iterations)
     prior = check_prior(prior)
-    parts = _check_parts(parts)
+    parts = check_k(parts, "parts")
     columns = LogColumns(session, query, document, rank, click)
     counted = iterations if model in EM_MODELS else 0
     if parts == 1:
@@ -288,13 +292,6 @@ def fit(
         sizes = {"pairs": pairs.height, "depth": depth, "cells": depth * depth}
         estimate = ESTIMATORS[model](loaders, iterations, prior, sizes)
     return _model(model, estimate, pairs, cells, depth, columns, counted, prior)
-
-
-def _check_parts(parts: object) -> int:
-    if isinstance(parts, int) and not isinstance(parts, bool) and parts >= 1:
-        return parts
-    msg = f"`parts` must be a positive int, got {parts!r}"
-    raise ValueError(msg)
 
 
 def _prepare(
