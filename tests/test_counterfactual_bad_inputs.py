@@ -101,6 +101,18 @@ def test_em_without_variation() -> None:
         cf.fit_pbm(clicks)
 
 
+@pytest.mark.parametrize("key", ["query", "document", "rank", "click"])
+def test_em_refuses_a_null_key_or_click(key: str) -> None:
+    """A null would be fitted as a query, document or rank of its own, or skipped as no click."""
+    clicks = pl.DataFrame(
+        {"query": [1, 1, 1], "document": [1, 2, 3], "rank": [1, 2, 3], "click": [1, 0, 0]}
+    ).with_columns(
+        pl.when(pl.int_range(pl.len()) == 2).then(None).otherwise(pl.col(key)).alias(key)
+    )
+    with pytest.raises(ValueError, match=f"'{key}'"):
+        cf.fit_pbm(clicks)
+
+
 def test_click_metrics() -> None:
     frame = pl.DataFrame({"click": [1, 0, 2], "p": [0.5, 1.0, 0.5], "rank": [1, 2, 3]})
     refused(frame, cf.ips_dcg_at_k("click", "p", "rank"), "'click'", "0 or 1")

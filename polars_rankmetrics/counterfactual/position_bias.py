@@ -73,7 +73,7 @@ from polars_rankmetrics._validate import check_k, check_number
 from polars_rankmetrics.counterfactual._checks import column, numeric
 from polars_rankmetrics.online.em import PAIR, position_step, run_em
 
-_N, _CLICKS = "_impressions", "_clicks"
+_N, _CLICKS, _NULL_CLICKS = "_impressions", "_clicks", "_null_clicks"
 _RANK_ID = "_rank_id"
 _NO_PRIOR = (0.0, 0.0)
 """No pseudo-counts: :func:`fit_pbm` is the plain maximum-likelihood EM (``online.fit``'s
@@ -104,7 +104,8 @@ def click_counts(
 ) -> pl.LazyFrame:
     """The impressions and clicks of each (query, document, rank), lazily.
 
-    Columns: the log's three key columns, ``_impressions`` and ``_clicks``.
+    Columns: the log's three key columns, ``_impressions``, ``_clicks`` and
+    ``_null_clicks`` (the rows whose click is null, which :func:`fit_pbm` refuses).
     The click column must hold 0/1 numbers or booleans (checked at collect).
     """
     if not isinstance(clicks, pl.DataFrame | pl.LazyFrame):
@@ -116,16 +117,25 @@ def click_counts(
     return (
         clicks.lazy()
         .group_by(query, document, rank)
-        .agg(pl.len().cast(pl.Float64).alias(_N), clicked.sum().alias(_CLICKS))
+        .agg(
+            pl.len().cast(pl.Float64).alias(_N),
+            clicked.sum().alias(_CLICKS),
+            clicked.null_count().alias(_NULL_CLICKS),
+        )
     )
 
 
-def _check_counts(counts: pl.DataFrame, click: str) -> None:
+def _check_counts(counts: pl.DataFrame, click: str, keys: tuple[str, str, str]) -> None:
+    # A null key would be fitted as a query, document or rank of its own: refused instead.
+    for name, key in zip(("query", "document", "rank"), keys, strict=True):
+        if counts.get_column(key).null_count():
+            msg = f"the `{name}` column {key!r} holds null: every impression needs one"
+            raise ValueError(msg)
     totals = counts.select(
         n=pl.col(_N).sum(),
         c=pl.col(_CLICKS).sum(),
         odd=((pl.col(_CLICKS) < 0) | (pl.col(_CLICKS) > pl.col(_N))).sum(),
-        missing=pl.col(_CLICKS).is_nan().sum(),
+        missing=pl.col(_CLICKS).is_nan().sum() + pl.col(_NULL_CLICKS).sum(),
     ).row(0, named=True)
     if totals["odd"] or totals["missing"]:
         msg = f"the `click` column {click!r} must hold 0 or 1 on every row"
@@ -266,7 +276,7 @@ def fit_pbm(
     initial = check_number(initial, "initial", low=0.0, high=1.0, low_open=True, high_open=True)
     counts = click_counts(clicks, query=query, document=document, rank=rank, click=click)
     counts_frame = counts.collect(engine="streaming")
-    _check_counts(counts_frame, click)
+    _check_counts(counts_frame, click, (query, document, rank))
     table, pairs, ranks = with_ids(counts_frame, (query, document, rank))
     values = {
         "attractiveness": pl.Series([initial] * pairs.height, dtype=pl.Float64),
