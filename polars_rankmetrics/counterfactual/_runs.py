@@ -81,7 +81,12 @@ def _position_sums(
     n = len(where)
     if n % m == 0 and bool((where[m - 1 :: m] == m - 1).all()):
         rows = np.full(m, n // m)
-        return rows, raws.reshape(-1, m).sum(axis=0), weights.reshape(-1, m).sum(axis=0)
+        # einsum's column sums run in one sweep over the rows (numpy's sum(axis=0) is slower)
+        return (
+            rows,
+            np.einsum("ij->j", raws.reshape(-1, m)),
+            np.einsum("ij->j", weights.reshape(-1, m)),
+        )
     return np.bincount(where), np.bincount(where, raws), np.bincount(where, weights)
 
 
@@ -97,13 +102,13 @@ def position_normalised_sum(index: pl.Expr, raw: pl.Expr, weight: pl.Expr) -> pl
     def total(batch: pl.Series) -> pl.Series:
         positions = batch.struct.field("index")
         n = len(positions)
-        if n == 0 or positions.null_count() or not 0 <= positions.min() < n:  # type: ignore[operator]
+        if n == 0 or positions.null_count():
             return pl.Series([None], dtype=pl.Float64)
         where = positions.to_numpy()
+        if where.min() < 0 or where.max() >= n:
+            return pl.Series([None], dtype=pl.Float64)
         raws = batch.struct.field("raw").to_numpy()
         weights = batch.struct.field("weight").to_numpy()
-        if where.max() >= n:
-            return pl.Series([None], dtype=pl.Float64)
         rows, raw_sums, weight_sums = _position_sums(where, raws, weights)
         with np.errstate(divide="ignore", invalid="ignore"):
             per = raw_sums * rows / weight_sums
