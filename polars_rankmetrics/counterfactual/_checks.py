@@ -31,11 +31,13 @@ class Column:
 class Check:
     """A count of bad rows, computed with the value; ``message`` if it is not 0.
 
-    ``message`` may name the count as ``{n}``.
+    ``message`` may name the count as ``{n}``. Several checks computed in one
+    pass share one Check: ``count`` is then a struct of counts and ``message``
+    a tuple of messages, one per field, reported in that order.
     """
 
     count: pl.Expr
-    message: str
+    message: str | tuple[str, ...]
 
 
 def column(value: object, parameter: str) -> Column:
@@ -97,9 +99,15 @@ def checked(value: pl.Expr, checks: Sequence[Check], name: str) -> pl.Expr:
     def raise_first(batch: pl.Series) -> pl.Series:
         frame = batch.struct.unnest()
         for i, message in enumerate(messages):
-            bad = frame[f"check_{i}"].fill_null(0)
-            if bool((bad > 0).any()):
-                raise ValueError(message.format(n=int(bad.max())))  # type: ignore[arg-type]
+            counts = frame[f"check_{i}"]
+            if isinstance(message, str):
+                pairs = [(counts, message)]
+            else:
+                pairs = list(zip(counts.struct.unnest().iter_columns(), message, strict=True))
+            for count, text in pairs:
+                bad = count.fill_null(0)
+                if bool((bad > 0).any()):
+                    raise ValueError(text.format(n=int(bad.max())))  # type: ignore[arg-type]
         return frame["value"]
 
     return (
