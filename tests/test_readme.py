@@ -1225,7 +1225,18 @@ def test_the_readme_is_a_front_door() -> None:
     lines = README.read_text("utf-8").splitlines()
     assert len(lines) <= 300, f"README.md has {len(lines)} lines: move details to docs/"
     text = "\n".join(lines)
-    for extra in ("stats", "plot", "recsys", "spark", "demo", "bench", "docs", "test"):
+    for extra in (
+        "stats",
+        "plot",
+        "recsys",
+        "counterfactual",
+        "online",
+        "spark",
+        "demo",
+        "bench",
+        "docs",
+        "test",
+    ):
         assert f'".[{extra}]"' in text, f"the README names every extra: {extra}"
 
 
