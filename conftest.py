@@ -68,7 +68,11 @@ RANX_FILES = (
     "tests/test_registry.py",
     "polars_rankmetrics/fusion/optimize.py",
 )
-RANX_TESTS = ("test_readme_example_against_trec_eval_and_ranx", "From ranx")
+RANX_TESTS = (
+    "test_readme_example_against_trec_eval_and_ranx",
+    "From ranx",
+    "test_means_and_p_values_equal_ranx_compare",
+)
 SPARK_FILES = ("tests/test_spark.py", "polars_rankmetrics/spark.py")
 SPARK_TESTS = ("spark.md", "test_a_bad_value_gets_the_same_message_everywhere", "on_spark")
 
