@@ -23,6 +23,21 @@ def _selected(table: Any, count: Any) -> Any:
     return table.T[inside]
 
 
+def _running_sums(table: Any, dtype: Any = None) -> Any:
+    """``numpy.cumsum(table, axis=0)``, one whole row at a time (numpy's runs down each column).
+
+    The same sums in the same order: entry ``i`` is entry ``i - 1`` plus row ``i``.
+    """
+    import numpy as np
+
+    sums = np.empty(table.shape, dtype or table.dtype)
+    if len(table):
+        sums[0] = table[0]
+    for i in range(1, len(table)):
+        np.add(sums[i - 1], table[i], out=sums[i])
+    return sums
+
+
 def team_draft(batch: Batch, limit: int) -> tuple[Any, Any, Any]:
     """Team-draft multileaving (Radlinski et al.'s team draft for two): columns, teams, counts.
 
@@ -112,35 +127,36 @@ def balanced(batch: Batch, limit: int) -> tuple[Any, Any, Any, Any]:
     depth_a = batch.depths[0]
     depth = max(batch.depths)
     length_a, length_b = batch.lengths
-    match_a = np.full((rows, depth), -1, np.int64)  # the depth in B of A's document (-1: none)
-    match_b = np.full((rows, depth), -1, np.int64)
+    # depth x rows: the depth in B of A's document at each depth (-1: none), and back
+    match_a = np.full((depth, rows), -1, np.int64)
+    match_b = np.full((depth, rows), -1, np.int64)
     row, at = np.nonzero(batch.same)  # one document, first in A (stable sort), then in B
     in_a, in_b = batch.order[row, at], batch.order[row, at + 1] - depth_a
-    match_a[row, in_a], match_b[row, in_b] = in_b, in_a
-    a_first = (draws(batch.keys, 0) < 0.5)[:, None]
-    i = np.arange(depth)[None, :]
+    match_a.ravel()[in_a * rows + row], match_b.ravel()[in_b * rows + row] = in_b, in_a
+    a_first = draws(batch.keys, 0) < 0.5
+    i = np.arange(depth)[:, None]
     offers = np.where(
-        a_first[:, 0],
+        a_first,
         np.where(length_a <= length_b, 2 * length_a - 1, 2 * length_b),
         np.where(length_b <= length_a, 2 * length_b - 1, 2 * length_a),
-    )[:, None]
+    )
     keep_a = ~((match_a >= 0) & ((match_a < i) | ((match_a == i) & ~a_first)))
     keep_b = ~((match_b >= 0) & ((match_b < i) | ((match_b == i) & a_first)))
     keep_a &= 2 * i + ~a_first < offers
     keep_b &= 2 * i + a_first < offers
-
-    def offered(of_a: Any, of_b: Any) -> Any:
-        """``rows x 2 depth`` in the order of the offers."""
-        pair = np.where(a_first[:, :, None], np.stack([of_a, of_b], -1), np.stack([of_b, of_a], -1))
-        return pair.reshape(rows, 2 * depth)
-
-    keep = offered(keep_a, keep_b)
-    keep &= np.cumsum(keep, axis=1) <= limit
-    in_b = np.where(match_b >= 0, match_b, depth_a + i)  # a document of both: its column in A
-    column = offered(np.broadcast_to(i, match_a.shape), in_b)
-    rank_a = offered(np.broadcast_to(i + 1, match_a.shape), match_b + 1)
-    rank_b = offered(match_a + 1, np.broadcast_to(i + 1, match_b.shape))
-    return column[keep], rank_a[keep], rank_b[keep], keep.sum(axis=1)
+    keep = np.empty((2 * depth, rows), bool)  # in the order of the offers
+    keep[0::2], keep[1::2] = np.where(a_first, keep_a, keep_b), np.where(a_first, keep_b, keep_a)
+    if limit < 2 * depth:
+        keep &= _running_sums(keep, np.int64) <= limit
+    row, slot = np.nonzero(np.ascontiguousarray(keep.T))
+    i = slot // 2
+    of_a = (slot % 2 == 0) == a_first[row]
+    cell = i * rows + row
+    of_b_in_a = match_b.ravel()[cell]  # for B's documents: the depth in A
+    rank_a = np.where(of_a, i + 1, of_b_in_a + 1)
+    rank_b = np.where(of_a, match_a.ravel()[cell] + 1, i + 1)
+    column = np.where(of_a | (of_b_in_a >= 0), np.where(of_a, i, of_b_in_a), depth_a + i)
+    return column, rank_a, rank_b, keep.sum(axis=0)
 
 
 def probabilistic(batch: Batch, limit: int, tau: float) -> tuple[Any, Any, Any, Any]:
@@ -172,7 +188,7 @@ def probabilistic(batch: Batch, limit: int, tau: float) -> tuple[Any, Any, Any, 
         if not live.any():
             break
         from_a = draws(batch.keys, 2 * t) < 0.5
-        sums_a, sums_b = np.cumsum(weights[0], axis=0), np.cumsum(weights[1], axis=0)
+        sums_a, sums_b = _running_sums(weights[0]), _running_sums(weights[1])
         total_a, total_b = sums_a[-1], sums_b[-1]
         target = draws(batch.keys, 2 * t + 1) * np.where(from_a, total_a, total_b)
         sums = np.where(from_a, sums_a, sums_b)
@@ -208,20 +224,24 @@ def _softmax_weights(batch: Batch, tau: float) -> tuple[list[Any], Any, Any]:
     rows = batch.rows
     new = batch.valid.copy()
     new[:, 1:] &= ~batch.same
-    code = np.cumsum(new, axis=1) - 1
+    # each document's rank among its row's: a running count over the flat buffer, less the row's
+    counted = np.cumsum(new.ravel()).reshape(new.shape)
+    code = counted - (counted[:, :1] - new[:, :1]) - 1
     distinct = new.sum(axis=1)
     documents = int(distinct.max()) if rows else 0
     ranking = batch.ranking_of(batch.order)
     rank = batch.order - np.asarray(batch.starts, np.int64)[ranking] + 1
     powers = np.arange(1, max(batch.depths, default=0) + 2, dtype=np.float64) ** -tau
+    cells = (np.arange(rows) * (documents + 1))[:, None]  # rows x (documents + 1), then a sink
+    sink = cells + documents
     weights = []
     for r in range(2):
-        ranks = np.zeros((rows, documents + 1), np.int64)  # the last column: a sink
-        np.put_along_axis(ranks, np.where(batch.valid & (ranking == r), code, documents), rank, 1)
+        ranks = np.zeros((rows, documents + 1), np.int64)
+        ranks.ravel()[np.where(batch.valid & (ranking == r), cells + code, sink)] = rank
         ranks = ranks[:, :documents]
         ranks = np.where(ranks > 0, ranks, batch.lengths[r][:, None] + 1)
         valid = np.arange(documents)[None, :] < distinct[:, None]
         weights.append(np.ascontiguousarray(np.where(valid, powers[ranks - 1], 0.0).T))
     first = np.zeros((rows, documents + 1), np.int64)
-    np.put_along_axis(first, np.where(new, code, documents), batch.order, 1)
+    first.ravel()[np.where(new, cells + code, sink)] = batch.order
     return weights, np.ascontiguousarray(first[:, :documents].T), distinct
