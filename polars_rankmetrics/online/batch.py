@@ -59,6 +59,7 @@ class Batch:
         self.valid = ordered != self.padding  # rows x L, in sorted order
         # same[:, i]: the i-th and (i+1)-th documents in sorted order are one document
         self.same = (ordered[:, 1:] == ordered[:, :-1]) & self.valid[:, 1:]
+        self._pairs: tuple[Any, Any] | None = None
         self._check_repeats()
 
     def _table(self) -> Any:
@@ -101,6 +102,13 @@ class Batch:
         """``rows x L``: for each column, the first column of the row holding the same document."""
         import numpy as np
 
+        if len(self.names) == 2:  # a document twice: a pair of neighbours in sorted order
+            row, at = self.pairs()
+            table = np.tile(np.arange(self.width), (self.rows, 1))
+            table.ravel()[
+                self.row_starts[row, 0] + self.order.ravel()[self.row_starts[row, 0] + at + 1]
+            ] = self.order.ravel()[self.row_starts[row, 0] + at]
+            return table
         first = self.order.copy()
         for _ in range(len(self.names) - 1):  # a document is in at most one column per ranking
             first[:, 1:] = np.where(self.same, first[:, :-1], first[:, 1:])
@@ -108,21 +116,25 @@ class Batch:
         table.ravel()[self.order + self.row_starts] = first
         return table
 
+    def pairs(self) -> tuple[Any, Any]:
+        """The rows and sorted places ``i`` where places ``i`` and ``i + 1`` hold one document."""
+        import numpy as np
+
+        if self._pairs is None:
+            self._pairs = np.nonzero(self.same)
+        return self._pairs
+
     def flat_index(self, position: Any, rows: Any) -> Any:
         """Where the document in column ``position`` of row ``rows`` is in :attr:`values`."""
-        ranking = self.ranking_of(position)
-        starts = self.base[ranking] + self.offsets[ranking, rows]
-        return starts + position - _take(self.starts, ranking)
+        import numpy as np
+
+        ranking = self.ranking_of(position).astype(np.int64)
+        shift = (self.base - np.asarray(self.starts, np.int64))[ranking]
+        return shift + self.offsets.ravel()[ranking * self.rows + rows] + position
 
     def documents(self, position: Any, rows: Any) -> pl.Series:
         """The documents in columns ``position`` of rows ``rows`` (flat arrays)."""
         return self.values.gather(self.flat_index(position, rows))
-
-
-def _take(values: Sequence[int], index: Any) -> Any:
-    import numpy as np
-
-    return np.asarray(values, np.int64)[index]
 
 
 def _ids(values: pl.Series, *, rank: bool) -> Any:

@@ -130,7 +130,7 @@ def balanced(batch: Batch, limit: int) -> tuple[Any, Any, Any, Any]:
     # depth x rows: the depth in B of A's document at each depth (-1: none), and back
     match_a = np.full((depth, rows), -1, np.int64)
     match_b = np.full((depth, rows), -1, np.int64)
-    row, at = np.nonzero(batch.same)  # one document, first in A (stable sort), then in B
+    row, at = batch.pairs()  # one document, first in A (stable sort), then in B
     in_a, in_b = batch.order[row, at], batch.order[row, at + 1] - depth_a
     match_a.ravel()[in_a * rows + row], match_b.ravel()[in_b * rows + row] = in_b, in_a
     a_first = draws(batch.keys, 0) < 0.5
