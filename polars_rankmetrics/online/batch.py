@@ -31,8 +31,6 @@ class Batch:
     def __init__(self, rankings: list[pl.Series], keys: pl.Series, names: Sequence[str]) -> None:
         import numpy as np
 
-        for series, name in zip(rankings, names, strict=True):
-            _check_ranking(series, name)
         self.rows, self.names = len(keys), list(names)
         self.keys = keys.to_numpy().astype(np.uint64)
         flats = [s.explode(empty_as_null=False) for s in rankings]
@@ -82,21 +80,23 @@ class Batch:
         return self.ranking_table[position]
 
     def _check_repeats(self) -> None:
-        """Refuse a ranking holding a document twice: two equal ids from the same ranking."""
+        """Find a ranking holding a document twice: two equal ids from the same ranking.
+
+        :attr:`repeated` is ``(ranking, row)``, the first such row of the first such ranking
+        (None when there is none).
+        """
         import numpy as np
 
+        self.repeated: tuple[int, int] | None = None
         if not self.same.any():
             return
         ranking = self.ranking_of(self.order)
         repeated = self.same & (ranking[:, 1:] == ranking[:, :-1])
-        for r, name in enumerate(self.names):
+        for r in range(len(self.names)):
             rows = (repeated & (ranking[:, 1:] == r)).any(axis=1)
             if rows.any():
-                msg = (
-                    f"`{name}`: a ranking holds a document twice (row {int(np.argmax(rows))}); "
-                    "each document appears once in a ranking"
-                )
-                raise ValueError(msg)
+                self.repeated = (r, int(np.argmax(rows)))
+                return
 
     def first(self) -> Any:
         """``rows x L``: for each column, the first column of the row holding the same document."""
@@ -160,7 +160,16 @@ def _padding(ids: Any) -> int | None:
     return None
 
 
-def _check_ranking(series: pl.Series, name: str) -> None:
+def repeated_message(name: str, row: int) -> str:
+    """The error for a ranking holding a document twice."""
+    return (
+        f"`{name}`: a ranking holds a document twice (row {row}); "
+        "each document appears once in a ranking"
+    )
+
+
+def check_ranking(series: pl.Series, name: str) -> None:
+    """Refuse a column that is not a list of documents, a null ranking or a null document."""
     if not isinstance(series.dtype, pl.List):
         msg = f"`{name}` must be a list column of document ids, got {series.dtype}"
         raise ValueError(msg)

@@ -33,10 +33,11 @@ import polars as pl
 
 from polars_rankmetrics._validate import IntoExpr, as_expr
 from polars_rankmetrics.online import kernels
-from polars_rankmetrics.online.batch import Batch, lists
+from polars_rankmetrics.online.batch import Batch, check_ranking, lists, repeated_message
 
 DOCUMENT, TEAM, RANK_A, RANK_B, PROBABILITY_A = "document", "team", "rank_a", "rank_b", "p_a"
 KEY = "_key"
+CHUNK = 1 << 16
 
 
 def _check_k(k: object) -> int | None:
@@ -74,8 +75,19 @@ def _interleave(
     def batch(struct: pl.Series) -> pl.Series:
         parts = struct.struct.unnest()
         series = [parts.get_column(f"_{i}") for i in range(len(exprs))]
-        computed = run(Batch(series, parts.get_column(KEY), names))
-        return pl.DataFrame(computed).to_struct("interleaved")
+        for column, name in zip(series, names, strict=True):
+            check_ranking(column, name)
+        keys, done, repeated = parts.get_column(KEY), [], None
+        # in parts of CHUNK rows: numpy's temporaries stay small (reused, not fresh pages)
+        for start in range(0, max(len(keys), 1), CHUNK):
+            chunk = Batch([s.slice(start, CHUNK) for s in series], keys.slice(start, CHUNK), names)
+            if chunk.repeated and (repeated is None or chunk.repeated[0] < repeated[0]):
+                repeated = (chunk.repeated[0], start + chunk.repeated[1])
+            if repeated is None:
+                done.append(pl.DataFrame(run(chunk)))
+        if repeated is not None:
+            raise ValueError(repeated_message(names[repeated[0]], repeated[1]))
+        return pl.concat(done).to_struct("interleaved")
 
     # the documents' type is the rankings', known only from the frame's schema
     shape = pl.struct(
