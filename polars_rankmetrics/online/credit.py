@@ -17,6 +17,7 @@ import polars as pl
 
 from polars_rankmetrics._validate import IntoExpr, as_expr
 from polars_rankmetrics.online.interleaving import (
+    CHUNK,
     DOCUMENT,
     PROBABILITY_A,
     RANK_A,
@@ -59,6 +60,12 @@ def _clicks(interleaved: pl.DataFrame, clicks: pl.Series) -> tuple[Any, int]:
 
 
 def _outcomes(struct: pl.Series) -> pl.Series:
+    """The outcome of each row, in parts of ``CHUNK`` rows (small numpy temporaries)."""
+    parts = [_part_outcomes(struct.slice(start, CHUNK)) for start in range(0, len(struct), CHUNK)]
+    return pl.concat(parts) if parts else pl.Series([], dtype=pl.Float64)
+
+
+def _part_outcomes(struct: pl.Series) -> pl.Series:
     import numpy as np
 
     parts = struct.struct.unnest()
