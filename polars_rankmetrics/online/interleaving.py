@@ -32,8 +32,10 @@ from collections.abc import Callable, Sequence
 import polars as pl
 
 from polars_rankmetrics._validate import IntoExpr, as_expr
-from polars_rankmetrics.online import kernels
 from polars_rankmetrics.online.batch import Batch, check_ranking, lists, repeated_message
+from polars_rankmetrics.online.kernels import balanced as balanced_kernel
+from polars_rankmetrics.online.kernels import probabilistic as probabilistic_kernel
+from polars_rankmetrics.online.kernels import team_draft as team_draft_kernel
 
 DOCUMENT, TEAM, RANK_A, RANK_B, PROBABILITY_A = "document", "team", "rank_a", "rank_b", "p_a"
 KEY = "_key"
@@ -106,7 +108,7 @@ def _team_draft_batch(batch: Batch, k: int | None) -> dict[str, pl.Series]:
     """Team-draft multileaving over every row (:func:`.kernels.team_draft`)."""
     import numpy as np
 
-    columns, team, count = kernels.team_draft(batch, _limit(batch, k))
+    columns, team, count = team_draft_kernel(batch, _limit(batch, k))
     return {
         DOCUMENT: lists(batch.documents(columns, np.repeat(np.arange(batch.rows), count)), count),
         TEAM: lists(team, count),
@@ -117,7 +119,7 @@ def _balanced_batch(batch: Batch, k: int | None) -> dict[str, pl.Series]:
     """Balanced interleaving over every row (:func:`.kernels.balanced`)."""
     import numpy as np
 
-    columns, rank_a, rank_b, count = kernels.balanced(batch, _limit(batch, k))
+    columns, rank_a, rank_b, count = balanced_kernel(batch, _limit(batch, k))
     return {
         DOCUMENT: lists(batch.documents(columns, np.repeat(np.arange(batch.rows), count)), count),
         RANK_A: lists(rank_a, count),
@@ -129,7 +131,7 @@ def _probabilistic_batch(batch: Batch, k: int | None, tau: float) -> dict[str, p
     """Probabilistic interleaving over every row (:func:`.kernels.probabilistic`)."""
     import numpy as np
 
-    columns, team, p_a, count = kernels.probabilistic(batch, _limit(batch, k), tau)
+    columns, team, p_a, count = probabilistic_kernel(batch, _limit(batch, k), tau)
     return {
         DOCUMENT: lists(batch.documents(columns, np.repeat(np.arange(batch.rows), count)), count),
         TEAM: lists(team, count),
