@@ -79,14 +79,23 @@ def _interleave(
         series = [parts.get_column(f"_{i}") for i in range(len(exprs))]
         for column, name in zip(series, names, strict=True):
             check_ranking(column, name)
-        keys, done, repeated = parts.get_column(KEY), [], None
-        # in parts of CHUNK rows: numpy's temporaries stay small (reused, not fresh pages)
-        for start in range(0, max(len(keys), 1), CHUNK):
+        keys, repeated = parts.get_column(KEY), None
+        # in parts of CHUNK rows, on polars' threads: numpy's temporaries stay small (reused,
+        # not fresh pages), and numpy lets go of the GIL in its loops
+
+        def part(start: int) -> tuple[tuple[int, int] | None, pl.DataFrame | None]:
             chunk = Batch([s.slice(start, CHUNK) for s in series], keys.slice(start, CHUNK), names)
-            if chunk.repeated and (repeated is None or chunk.repeated[0] < repeated[0]):
-                repeated = (chunk.repeated[0], start + chunk.repeated[1])
-            if repeated is None:
-                done.append(pl.DataFrame(run(chunk)))
+            return chunk.repeated, None if chunk.repeated else pl.DataFrame(run(chunk))
+
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(pl.thread_pool_size()) as pool:
+            results = list(pool.map(part, range(0, max(len(keys), 1), CHUNK)))
+        done = []
+        for start, (found, frame) in zip(range(0, max(len(keys), 1), CHUNK), results, strict=True):
+            if found and (repeated is None or found[0] < repeated[0]):
+                repeated = (found[0], start + found[1])
+            done.append(frame)
         if repeated is not None:
             raise ValueError(repeated_message(names[repeated[0]], repeated[1]))
         return pl.concat(done).to_struct("interleaved")
