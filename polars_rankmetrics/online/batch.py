@@ -1,10 +1,13 @@
 """A batch of rankings as numpy arrays, for the interleaving algorithms.
 
-The documents of each row get local integer codes (their rank among the row's
-distinct documents), so that "already in the interleaved list" is a boolean
-row, and the algorithms run over every row of the batch at once, one step per
-position. :class:`Batch` converts the list columns in, and the chosen codes
-back to documents.
+The list columns are read through their flat buffers (each ranking's documents
+one after the other, and each row's length), without joining them per row.
+Each row's documents are then sorted once (a ``rows x L`` table, ``L`` the
+rankings' widths summed), which gives, without a loop over rows: the documents
+a row's rankings share, a document repeated in one ranking (refused), and each
+row's distinct documents in their order. The algorithms then run over every row
+at once, one step per position of the interleaved list, and hand back flat
+arrays that :func:`lists` wraps as list columns without a copy.
 """
 
 from __future__ import annotations
@@ -16,78 +19,157 @@ import polars as pl
 
 
 class Batch:
-    """One batch of rows as numpy arrays: each ranking's documents as local integer codes.
+    """One batch of rows: each ranking's documents as integer ids in a ``rows x L`` table.
 
-    A document's code is its rank among the distinct documents of its row (0, 1,
-    ...), so that a row's "already shown" set is a boolean row of width ``U``,
-    the most distinct documents of any row.
+    Ranking ``r`` fills the columns ``starts[r] : starts[r] + depths[r]`` (its
+    longest list), a shorter list padded with an id no document has. Two
+    documents are the same when their ids are (integers are their own ids,
+    other types their dense rank over the batch, so ids keep the documents'
+    order).
     """
 
     def __init__(self, rankings: list[pl.Series], keys: pl.Series, names: Sequence[str]) -> None:
         import numpy as np
 
-        for series, name in zip(rankings, names, strict=True):
-            _check_ranking(series, name)
-        self.rows = len(keys)
+        self.rows, self.names = len(keys), list(names)
         self.keys = keys.to_numpy().astype(np.uint64)
-        self.concatenated = pl.select(
-            pl.concat_list([s.alias(str(i)) for i, s in enumerate(rankings)])
-        ).to_series()
-        lengths = [s.list.len().fill_null(0).to_numpy().astype(np.int64) for s in rankings]
-        self.lengths = np.stack(lengths, axis=1) if lengths else np.zeros((self.rows, 0), np.int64)
-        total = self.lengths.sum(axis=1)
-        flat = _local_codes(self.concatenated, total)
-        self.distinct = (flat.max(axis=1) + 1) if flat.shape[1] else np.zeros(self.rows, np.int64)
-        self.width = int(self.distinct.max()) if self.rows else 0
-        self.codes = []
-        start = np.zeros(self.rows, np.int64)
-        depth = int(self.lengths.max()) if self.lengths.size else 0
-        for i in range(len(rankings)):
-            columns = start[:, None] + np.arange(depth)[None, :]
-            inside = np.arange(depth)[None, :] < self.lengths[:, i : i + 1]
-            picked = np.take_along_axis(
-                flat, np.minimum(columns, max(flat.shape[1] - 1, 0)), axis=1
-            )
-            self.codes.append(
-                np.where(inside, picked, -1) if flat.size else np.full((self.rows, depth), -1)
-            )
-            start = start + self.lengths[:, i]
-        # code -> its first index in the rankings joined: the rankings written last to first,
-        # so that the earliest one holding a document writes it last
-        self.first = np.zeros((self.rows, self.width + 1), np.int64)
-        offsets = np.cumsum(self.lengths, axis=1) - self.lengths
-        self._positions = [self._ranks(i) for i in range(len(rankings))]
-        for i, name in enumerate(names):  # a document twice in a ranking leaves one entry
-            _check_repeats((self._positions[i] > 0).sum(axis=1), self.lengths[:, i], name)
-        for i in range(len(rankings) - 1, -1, -1):
-            ranks = self._positions[i]
-            held = ranks > 0
-            self.first[held] = (ranks + offsets[:, i : i + 1] - 1)[held]
+        flats = [s.explode(empty_as_null=False) for s in rankings]
+        same_type = all(f.dtype == flats[0].dtype for f in flats)
+        self.values = pl.concat(flats, how="vertical" if same_type else "vertical_relaxed")
+        self.lengths = np.stack([s.list.len().to_numpy().astype(np.int64) for s in rankings])
+        sizes = [len(f) for f in flats]
+        self.base = np.cumsum([0, *sizes])[:-1]
+        self.offsets = np.cumsum(self.lengths, axis=1) - self.lengths
+        self.depths = [int(d) for d in self.lengths.max(axis=1)] if self.rows else [0] * len(flats)
+        self.starts = [int(s) for s in np.cumsum([0, *self.depths])[:-1]]
+        self.width = sum(self.depths)
+        ids = _ids(self.values, rank=False)
+        self.padding = _padding(ids)
+        if self.padding is None:  # ids over the whole Int64 range: their dense ranks instead
+            ids = _ids(self.values, rank=True)
+            self.padding = _padding(ids)
+        self.ids = [ids[b : b + n] for b, n in zip(self.base, sizes, strict=True)]
+        self.table = self._table()
+        self.order = np.argsort(self.table, axis=1, kind="stable")
+        self.row_starts = (np.arange(self.rows) * self.width)[:, None]
+        ordered = self.table.ravel()[self.order + self.row_starts]
+        self.ranking_table = np.repeat(np.arange(len(flats), dtype=np.int8), self.depths)
+        self.valid = ordered != self.padding  # rows x L, in sorted order
+        # same[:, i]: the i-th and (i+1)-th documents in sorted order are one document
+        self.same = (ordered[:, 1:] == ordered[:, :-1]) & self.valid[:, 1:]
+        self._pairs: tuple[Any, Any] | None = None
+        self._check_repeats()
 
-    def positions(self, ranking: int) -> Any:
-        """``rows x (U + 1)``: each code's 1-based rank in ``ranking``, 0 if absent."""
-        return self._positions[ranking]
-
-    def _ranks(self, ranking: int) -> Any:
+    def _table(self) -> Any:
         import numpy as np
 
-        table = np.zeros((self.rows, self.width + 1), np.int64)
-        codes = self.codes[ranking]
-        valid = codes >= 0  # a ranking holds a document once: no write is overwritten
-        rows = np.broadcast_to(np.arange(self.rows)[:, None], codes.shape)
-        ranks = np.broadcast_to(np.arange(1, codes.shape[1] + 1)[None, :], codes.shape)
-        table[rows[valid], codes[valid]] = ranks[valid]
+        table = np.empty((self.rows, self.width), np.int64)
+        for r, ids in enumerate(self.ids):
+            start, depth, lengths = self.starts[r], self.depths[r], self.lengths[r]
+            if (lengths == depth).all():
+                table[:, start : start + depth] = ids.reshape(self.rows, depth)
+                continue
+            table[:, start : start + depth] = self.padding
+            rows = np.repeat(np.arange(self.rows), lengths)
+            inside = np.arange(len(ids)) - np.repeat(self.offsets[r], lengths)
+            table[rows, start + inside] = ids
         return table
 
-    def indices(self, chosen: Any, count: Any) -> pl.Series:
-        """Where the codes ``chosen`` (the first ``count`` per row) are in the rankings joined."""
+    def ranking_of(self, position: Any) -> Any:
+        """The ranking that column ``position`` of the table belongs to."""
+        return self.ranking_table[position]
+
+    def _check_repeats(self) -> None:
+        """Find a ranking holding a document twice: two equal ids from the same ranking.
+
+        :attr:`repeated` is ``(ranking, row)``, the first such row of the first such ranking
+        (None when there is none).
+        """
         import numpy as np
 
-        rows = np.arange(self.rows)[:, None]
-        return lists(self.first[rows, np.maximum(chosen, 0)], count)
+        self.repeated: tuple[int, int] | None = None
+        if not self.same.any():
+            return
+        ranking = self.ranking_of(self.order)
+        repeated = self.same & (ranking[:, 1:] == ranking[:, :-1])
+        for r in range(len(self.names)):
+            rows = (repeated & (ranking[:, 1:] == r)).any(axis=1)
+            if rows.any():
+                self.repeated = (r, int(np.argmax(rows)))
+                return
+
+    def first(self) -> Any:
+        """``rows x L``: for each column, the first column of the row holding the same document."""
+        import numpy as np
+
+        if len(self.names) == 2:  # a document twice: a pair of neighbours in sorted order
+            row, at = self.pairs()
+            table = np.tile(np.arange(self.width), (self.rows, 1))
+            table.ravel()[
+                self.row_starts[row, 0] + self.order.ravel()[self.row_starts[row, 0] + at + 1]
+            ] = self.order.ravel()[self.row_starts[row, 0] + at]
+            return table
+        first = self.order.copy()
+        for _ in range(len(self.names) - 1):  # a document is in at most one column per ranking
+            first[:, 1:] = np.where(self.same, first[:, :-1], first[:, 1:])
+        table = np.empty_like(first)
+        table.ravel()[self.order + self.row_starts] = first
+        return table
+
+    def pairs(self) -> tuple[Any, Any]:
+        """The rows and sorted places ``i`` where places ``i`` and ``i + 1`` hold one document."""
+        import numpy as np
+
+        if self._pairs is None:
+            self._pairs = np.nonzero(self.same)
+        return self._pairs
+
+    def flat_index(self, position: Any, rows: Any) -> Any:
+        """Where the document in column ``position`` of row ``rows`` is in :attr:`values`."""
+        import numpy as np
+
+        ranking = self.ranking_of(position).astype(np.int64)
+        shift = (self.base - np.asarray(self.starts, np.int64))[ranking]
+        return shift + self.offsets.ravel()[ranking * self.rows + rows] + position
+
+    def documents(self, position: Any, rows: Any) -> pl.Series:
+        """The documents in columns ``position`` of rows ``rows`` (flat arrays)."""
+        return self.values.gather(self.flat_index(position, rows))
 
 
-def _check_ranking(series: pl.Series, name: str) -> None:
+def _ids(values: pl.Series, *, rank: bool) -> Any:
+    """Integer ids equal for equal documents, in the documents' order."""
+    import numpy as np
+
+    if not rank and values.dtype.is_integer() and values.dtype != pl.UInt64:
+        return values.cast(pl.Int64).to_numpy().astype(np.int64, copy=False)
+    return values.rank("dense").cast(pl.Int64).to_numpy().astype(np.int64, copy=False)
+
+
+def _padding(ids: Any) -> int | None:
+    """An id that no document has: above the largest (below the smallest if that is the top)."""
+    import numpy as np
+
+    if not len(ids):
+        return 0
+    top, bottom = int(ids.max()), int(ids.min())
+    if top < np.iinfo(np.int64).max:
+        return top + 1
+    if bottom > np.iinfo(np.int64).min:
+        return bottom - 1
+    return None
+
+
+def repeated_message(name: str, row: int) -> str:
+    """The error for a ranking holding a document twice."""
+    return (
+        f"`{name}`: a ranking holds a document twice (row {row}); "
+        "each document appears once in a ranking"
+    )
+
+
+def check_ranking(series: pl.Series, name: str) -> None:
+    """Refuse a column that is not a list of documents, a null ranking or a null document."""
     if not isinstance(series.dtype, pl.List):
         msg = f"`{name}` must be a list column of document ids, got {series.dtype}"
         raise ValueError(msg)
@@ -103,57 +185,13 @@ def _check_ranking(series: pl.Series, name: str) -> None:
         raise ValueError(msg)
 
 
-def _check_repeats(distinct: Any, lengths: Any, name: str) -> None:
-    """Refuse a ranking holding a document twice: fewer distinct documents than entries."""
+def lists(values: Any, counts: Any) -> pl.Series:
+    """A list Series of ``values`` (flat: numpy or polars), ``counts[i]`` of them in row ``i``."""
     import numpy as np
+    import pyarrow as pa
 
-    repeated = distinct != lengths
-    if repeated.any():
-        msg = (
-            f"`{name}`: a ranking holds a document twice (row {int(np.argmax(repeated))}); "
-            "each document appears once in a ranking"
-        )
-        raise ValueError(msg)
-
-
-def _local_codes(concatenated: pl.Series, lengths: Any) -> Any:
-    """``rows x max(lengths)``: each document's rank among its row's distinct ones, -1 padding.
-
-    Integer ids are their own order; other ids get their dense rank over the batch.
-    Each row is then sorted (``rows x width``, small), the changes counted and the
-    counts put back in place: a dense rank within each row.
-    """
-    import numpy as np
-
-    rows = len(concatenated)
-    width = int(lengths.max()) if rows else 0
-    values = concatenated.explode(empty_as_null=False)
-    if values.dtype.is_integer():
-        order_codes = values.cast(pl.Int64).to_numpy()
-    else:
-        order_codes = values.rank("dense").cast(pl.Int64).to_numpy()
-    padding = np.iinfo(np.int64).max
-    table = np.full((rows, width), padding, np.int64)
-    row_index = np.repeat(np.arange(rows), lengths)
-    offsets = np.cumsum(lengths) - lengths
-    table[row_index, np.arange(len(order_codes)) - np.repeat(offsets, lengths)] = order_codes
-    order = np.argsort(table, axis=1, kind="stable")
-    ordered = np.take_along_axis(table, order, axis=1)
-    new = np.ones(ordered.shape, bool)
-    new[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    # a running count over the flat buffer, less each row's first: quicker than along axis 1
-    counted = np.cumsum(new.ravel()).reshape(new.shape)
-    local = np.empty(ordered.shape, np.int64)
-    np.put_along_axis(local, order, counted - counted[:, :1], axis=1)
-    local[table == padding] = -1
-    return local
-
-
-def lists(table: Any, count: Any) -> pl.Series:
-    """The first ``count[i]`` entries of each row of the 2-D array ``table``, as a list Series."""
-    import numpy as np
-
-    if table.shape[1] == 0:
-        table = np.zeros((table.shape[0], 1), table.dtype)
-    frame = pl.DataFrame({"table": table, "count": count})
-    return frame.select(pl.col("table").arr.to_list().list.head(pl.col("count"))).to_series()
+    offsets = np.zeros(len(counts) + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    flat = values.to_arrow() if isinstance(values, pl.Series) else pa.array(values)
+    array = pa.LargeListArray.from_arrays(pa.array(offsets), flat)
+    return pl.Series(array)

@@ -17,6 +17,7 @@ import polars as pl
 
 from polars_rankmetrics._validate import IntoExpr, as_expr
 from polars_rankmetrics.online.interleaving import (
+    CHUNK,
     DOCUMENT,
     PROBABILITY_A,
     RANK_A,
@@ -29,8 +30,10 @@ def _padded(series: pl.Series, width: int, fill: Any, dtype: Any) -> Any:
     import numpy as np
 
     lengths = series.list.len().fill_null(0).to_numpy().astype(np.int64)
-    table = np.full((len(series), width), fill, dtype)
     flat = series.explode(empty_as_null=False).to_numpy()
+    if (lengths == width).all():  # lists of one length: the flat buffer is the table
+        return flat.astype(dtype).reshape(len(series), width)
+    table = np.full((len(series), width), fill, dtype)
     rows = np.repeat(np.arange(len(series)), lengths)
     offsets = np.cumsum(lengths) - lengths
     table[rows, np.arange(len(flat)) - np.repeat(offsets, lengths)] = flat
@@ -57,6 +60,12 @@ def _clicks(interleaved: pl.DataFrame, clicks: pl.Series) -> tuple[Any, int]:
 
 
 def _outcomes(struct: pl.Series) -> pl.Series:
+    """The outcome of each row, in parts of ``CHUNK`` rows (small numpy temporaries)."""
+    parts = [_part_outcomes(struct.slice(start, CHUNK)) for start in range(0, len(struct), CHUNK)]
+    return pl.concat(parts) if parts else pl.Series([], dtype=pl.Float64)
+
+
+def _part_outcomes(struct: pl.Series) -> pl.Series:
     import numpy as np
 
     parts = struct.struct.unnest()
@@ -100,22 +109,34 @@ def _balanced_outcome(rank_a: Any, rank_b: Any, clicks: Any) -> Any:
 def _expected_sign(p_a: Any, clicks: Any) -> Any:
     """``E[sign(#A - #B)]`` with each clicked position A's with probability ``p_a``, independently.
 
-    The distribution of ``#A - #B`` by dynamic programming over the clicked positions.
+    The distribution of ``#A`` by dynamic programming over the positions
+    (``counts x rows``, a position without a click leaves it as it is), then
+    laid out by ``#A - #B`` to sum the two sides.
     """
     import numpy as np
 
     rows, width = clicks.shape
-    offset = width
-    distribution = np.zeros((rows, 2 * width + 1))
-    distribution[:, offset] = 1.0
+    clicked = clicks > 0
+    stay = np.ascontiguousarray(np.where(clicked, 1 - p_a, 1.0).T)
+    move = np.ascontiguousarray(np.where(clicked, p_a, 0.0).T)
+    distribution = np.zeros((width + 1, rows))
+    distribution[0] = 1.0
     for position in range(width):
-        clicked = clicks[:, position] > 0
-        p = np.where(clicked, p_a[:, position], 0.0)[:, None]
-        moved = np.zeros_like(distribution)
-        moved[:, 1:] += p * distribution[:, :-1]
-        moved[:, :-1] += np.where(clicked, 1 - p_a[:, position], 0.0)[:, None] * distribution[:, 1:]
-        distribution = np.where(clicked[:, None], moved, distribution)
-    return distribution[:, offset + 1 :].sum(axis=1) - distribution[:, :offset].sum(axis=1)
+        p, q = move[position], stay[position]
+        top = p * distribution[position]
+        distribution[1 : position + 1] = (
+            p * distribution[:position] + q * distribution[1 : position + 1]
+        )
+        distribution[0] *= q
+        distribution[position + 1] = top
+    # by #A - #B = 2 #A - #clicks, from -width to width
+    clicks_per_row = clicked.sum(axis=1)
+    by_difference = np.zeros((rows, 2 * width + 1))
+    index = np.arange(rows) * (2 * width + 1) + width - clicks_per_row
+    for count in range(width + 1):
+        inside = count <= clicks_per_row
+        by_difference.ravel()[index[inside] + 2 * count] = distribution[count][inside]
+    return by_difference[:, width + 1 :].sum(axis=1) - by_difference[:, :width].sum(axis=1)
 
 
 def interleaving_outcome(interleaved: IntoExpr, clicks: IntoExpr) -> pl.Expr:

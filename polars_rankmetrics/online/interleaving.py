@@ -5,7 +5,7 @@ first) and returns an expression whose value per row is the interleaved list:
 a list of structs holding the document and what the credit of a click on it
 needs (its team, its ranks in the two inputs, or the probability that ranking A
 placed it). The algorithms run over every row at once in numpy, one step per
-position of the interleaved list (:mod:`.batch`); each row's random choices
+position of the interleaved list (:mod:`.kernels` over a :mod:`.batch`); each row's random choices
 come from its own seeded stream (:mod:`.draws`), keyed by a hash of ``key``
 (by default the rankings themselves), so a row gets the same list whatever
 the other rows and their order. The ``t``-th choice of a row uses the ``t``-th
@@ -28,16 +28,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import polars as pl
 
 from polars_rankmetrics._validate import IntoExpr, as_expr
-from polars_rankmetrics.online.batch import Batch, lists
-from polars_rankmetrics.online.draws import draws
+from polars_rankmetrics.online.batch import Batch, check_ranking, lists, repeated_message
+from polars_rankmetrics.online.kernels import balanced as balanced_kernel
+from polars_rankmetrics.online.kernels import probabilistic as probabilistic_kernel
+from polars_rankmetrics.online.kernels import team_draft as team_draft_kernel
 
 DOCUMENT, TEAM, RANK_A, RANK_B, PROBABILITY_A = "document", "team", "rank_a", "rank_b", "p_a"
 KEY = "_key"
+CHUNK = 1 << 16
 
 
 def _check_k(k: object) -> int | None:
@@ -54,9 +56,6 @@ def _check_seed(seed: object) -> int:
     raise ValueError(msg)
 
 
-INDEX = "index"
-
-
 def _interleave(
     rankings: Sequence[IntoExpr],
     names: Sequence[str],
@@ -65,11 +64,9 @@ def _interleave(
     run: Callable[[Batch], dict[str, pl.Series]],
     fields: dict[str, pl.DataType],
 ) -> pl.Expr:
-    """The struct of lists ``run`` computes for each row, with its documents gathered.
+    """The struct of lists ``run`` computes for each row (documents first).
 
-    ``run`` returns ``index`` (where each document of the interleaved list is in
-    the rankings concatenated) and ``fields``, one list per row each. One call
-    per batch: the expression refers to the function once.
+    One call per batch: the expression refers to the function once.
     """
     exprs = [
         as_expr(ranking, name).alias(f"_{i}")
@@ -80,12 +77,28 @@ def _interleave(
     def batch(struct: pl.Series) -> pl.Series:
         parts = struct.struct.unnest()
         series = [parts.get_column(f"_{i}") for i in range(len(exprs))]
-        ranked = Batch(series, parts.get_column(KEY), names)
-        computed = run(ranked)
-        documents = pl.DataFrame({"list": ranked.concatenated, INDEX: computed.pop(INDEX)}).select(
-            pl.col("list").list.gather(pl.col(INDEX)).alias(DOCUMENT)
-        )
-        return documents.with_columns(**computed).to_struct("interleaved")
+        for column, name in zip(series, names, strict=True):
+            check_ranking(column, name)
+        keys, repeated = parts.get_column(KEY), None
+        # in parts of CHUNK rows, on polars' threads: numpy's temporaries stay small (reused,
+        # not fresh pages), and numpy lets go of the GIL in its loops
+
+        def part(start: int) -> tuple[tuple[int, int] | None, pl.DataFrame | None]:
+            chunk = Batch([s.slice(start, CHUNK) for s in series], keys.slice(start, CHUNK), names)
+            return chunk.repeated, None if chunk.repeated else pl.DataFrame(run(chunk))
+
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(pl.thread_pool_size()) as pool:
+            results = list(pool.map(part, range(0, max(len(keys), 1), CHUNK)))
+        done = []
+        for start, (found, frame) in zip(range(0, max(len(keys), 1), CHUNK), results, strict=True):
+            if found and (repeated is None or found[0] < repeated[0]):
+                repeated = (found[0], start + found[1])
+            done.append(frame)
+        if repeated is not None:
+            raise ValueError(repeated_message(names[repeated[0]], repeated[1]))
+        return pl.concat(done).to_struct("interleaved")
 
     # the documents' type is the rankings', known only from the frame's schema
     shape = pl.struct(
@@ -95,162 +108,42 @@ def _interleave(
     return pl.struct(hashed, *exprs).map_batches(batch, return_dtype=pl.dtype_of(shape))
 
 
+def _limit(batch: Batch, k: int | None) -> int:
+    """The most documents a row's list can hold: ``k``, or all the batch's columns."""
+    return batch.width if k is None else min(k, batch.width)
+
+
 def _team_draft_batch(batch: Batch, k: int | None) -> dict[str, pl.Series]:
-    """Team-draft multileaving over every row: Schuth et al.'s TDM, Radlinski et al.'s TD for two.
-
-    At each position, the rankers that have contributed the fewest documents so
-    far are the candidates; the row's draw ``u`` picks the ``floor(u m)``-th of
-    the ``m`` candidates (for two tied rankers: A when ``u < 1/2``), which adds its
-    best document not yet shown. Stops when a ranker has no document left to
-    add, or at ``k`` documents.
-    """
+    """Team-draft multileaving over every row (:func:`.kernels.team_draft`)."""
     import numpy as np
 
-    rows, teams = batch.rows, len(batch.codes)
-    depth = batch.codes[0].shape[1] if teams else 0
-    stacked = np.stack(batch.codes, axis=1) if teams else np.zeros((rows, 0, 0), np.int64)
-    shown = np.zeros((rows, batch.width + 1), bool)
-    pointer = np.zeros((rows, teams), np.int64)
-    sizes = np.zeros((rows, teams), np.int64)
-    limit = batch.width if k is None else min(k, batch.width)
-    chosen = np.full((rows, max(limit, 0)), -1, np.int64)
-    team = np.full((rows, max(limit, 0)), -1, np.int64)
-    count = np.zeros(rows, np.int64)
-    index = np.arange(rows)
-    for t in range(limit):
-        _advance(stacked, pointer, batch.lengths, shown, depth)
-        active = (pointer < batch.lengths).all(axis=1) & (count < limit)
-        if not active.any():
-            break
-        candidates = sizes == sizes.min(axis=1, keepdims=True)
-        pick = np.floor(draws(batch.keys, t) * candidates.sum(axis=1)).astype(np.int64)
-        ranker = np.argmax(
-            candidates & (np.cumsum(candidates, axis=1) == (pick + 1)[:, None]), axis=1
-        )
-        at = np.minimum(pointer[index, ranker], max(depth - 1, 0))
-        code = stacked[index, ranker, at]
-        rows_now = index[active]
-        chosen[rows_now, count[active]] = code[active]
-        team[rows_now, count[active]] = ranker[active]
-        shown[rows_now, code[active]] = True
-        sizes[rows_now, ranker[active]] += 1
-        count[active] += 1
-    return {INDEX: batch.indices(chosen, count), TEAM: lists(team, count).cast(pl.List(pl.UInt8))}
-
-
-def _advance(stacked: Any, pointer: Any, lengths: Any, shown: Any, depth: int) -> None:
-    """Point each ranker at its best document not shown yet (its length when none is left)."""
-    import numpy as np
-
-    rows = np.arange(stacked.shape[0])[:, None]
-    inside = np.arange(depth)[None, :]
-    for ranker in range(stacked.shape[1]):
-        codes = stacked[:, ranker, :]
-        left = (inside < lengths[:, ranker : ranker + 1]) & ~shown[rows, np.maximum(codes, 0)]
-        pointer[:, ranker] = np.where(left.any(axis=1), np.argmax(left, axis=1), lengths[:, ranker])
+    columns, team, count = team_draft_kernel(batch, _limit(batch, k))
+    return {
+        DOCUMENT: lists(batch.documents(columns, np.repeat(np.arange(batch.rows), count)), count),
+        TEAM: lists(team, count),
+    }
 
 
 def _balanced_batch(batch: Batch, k: int | None) -> dict[str, pl.Series]:
-    """Balanced interleaving over every row (Radlinski et al. 2008, algorithm 1).
-
-    One draw decides whether A goes first; then the ranking whose pointer is
-    behind (A on a tie if it goes first) offers its next document, added if not
-    shown yet, and its pointer moves on. Stops when a ranking is exhausted, or
-    at ``k`` documents.
-    """
+    """Balanced interleaving over every row (:func:`.kernels.balanced`)."""
     import numpy as np
 
-    rows = batch.rows
-    a, b = batch.codes
-    depth = a.shape[1]
-    shown = np.zeros((rows, batch.width + 1), bool)
-    limit = batch.width if k is None else min(k, batch.width)
-    chosen = np.full((rows, max(limit, 0)), -1, np.int64)
-    count = np.zeros(rows, np.int64)
-    a_first = draws(batch.keys, 0) < 0.5
-    ka = np.zeros(rows, np.int64)
-    kb = np.zeros(rows, np.int64)
-    index = np.arange(rows)
-    for _ in range(2 * depth):
-        active = (ka < batch.lengths[:, 0]) & (kb < batch.lengths[:, 1]) & (count < limit)
-        if not active.any():
-            break
-        from_a = (ka < kb) | ((ka == kb) & a_first)
-        code = np.where(
-            from_a, a[index, np.minimum(ka, depth - 1)], b[index, np.minimum(kb, depth - 1)]
-        )
-        new = active & ~shown[index, np.maximum(code, 0)]
-        chosen[index[new], count[new]] = code[new]
-        shown[index[new], code[new]] = True
-        count[new] += 1
-        ka += active & from_a
-        kb += active & ~from_a
-    ranks_a, ranks_b = batch.positions(0), batch.positions(1)
-    safe = np.maximum(chosen, 0)
+    columns, rank_a, rank_b, count = balanced_kernel(batch, _limit(batch, k))
     return {
-        INDEX: batch.indices(chosen, count),
-        RANK_A: lists(ranks_a[index[:, None], safe], count),
-        RANK_B: lists(ranks_b[index[:, None], safe], count),
+        DOCUMENT: lists(batch.documents(columns, np.repeat(np.arange(batch.rows), count)), count),
+        RANK_A: lists(rank_a, count),
+        RANK_B: lists(rank_b, count),
     }
 
 
 def _probabilistic_batch(batch: Batch, k: int | None, tau: float) -> dict[str, pl.Series]:
-    """Probabilistic interleaving over every row (Hofmann et al. 2011).
-
-    Each ranking is a softmax over the documents: ``P_X(d)`` proportional to
-    ``rank_X(d) ** -tau`` over the documents not shown yet (a document a ranking
-    lacks has its length + 1 as rank). At position ``t``, draw ``2t`` picks the
-    ranking (A when below 1/2), draw ``2t + 1`` samples a document from its
-    softmax. Each position keeps ``p_a``, the probability that A placed the
-    document given the list: ``P_A(d) / (P_A(d) + P_B(d))`` at that step.
-    """
+    """Probabilistic interleaving over every row (:func:`.kernels.probabilistic`)."""
     import numpy as np
 
-    rows = batch.rows
-    width = batch.width
-    valid = np.arange(width)[None, :] < batch.distinct[:, None]
-    weights = []
-    for ranking in range(2):
-        ranks = batch.positions(ranking)[:, :width].astype(np.float64)
-        ranks[ranks == 0] = (batch.lengths[:, ranking : ranking + 1] + 1).repeat(width, axis=1)[
-            ranks == 0
-        ]
-        weights.append(np.where(valid, ranks**-tau, 0.0))
-    shown = np.zeros((rows, width), bool)
-    limit = width if k is None else min(k, width)
-    chosen = np.full((rows, max(limit, 0)), -1, np.int64)
-    team = np.full((rows, max(limit, 0)), 0, np.int64)
-    p_a = np.zeros((rows, max(limit, 0)))
-    count = np.zeros(rows, np.int64)
-    index = np.arange(rows)
-    stop = np.minimum(batch.distinct, limit)
-    for t in range(limit):
-        active = count < stop
-        if not active.any():
-            break
-        from_a = draws(batch.keys, 2 * t) < 0.5
-        remaining = [np.where(shown, 0.0, w) for w in weights]
-        # sums in document order, as the cumulative sums the sampling reads
-        totals = [np.cumsum(r, axis=1)[:, -1] for r in remaining]
-        pool = np.where(from_a[:, None], remaining[0], remaining[1])
-        target = draws(batch.keys, 2 * t + 1) * np.where(from_a, totals[0], totals[1])
-        code = np.minimum((np.cumsum(pool, axis=1) <= target[:, None]).sum(axis=1), width - 1)
-        # a rounding at the very end can land past the last document left: take that one
-        last_left = width - 1 - np.argmax((pool > 0)[:, ::-1], axis=1)
-        code = np.where(pool[index, code] > 0, code, last_left)
-        probability = [
-            remaining[i][index, code] / np.where(totals[i] > 0, totals[i], 1.0) for i in range(2)
-        ]
-        both = probability[0] + probability[1]
-        rows_now = index[active]
-        chosen[rows_now, count[active]] = code[active]
-        team[rows_now, count[active]] = np.where(from_a, 0, 1)[active]
-        p_a[rows_now, count[active]] = (probability[0] / np.where(both > 0, both, 1.0))[active]
-        shown[rows_now, code[active]] = True
-        count[active] += 1
+    columns, team, p_a, count = probabilistic_kernel(batch, _limit(batch, k), tau)
     return {
-        INDEX: batch.indices(chosen, count),
-        TEAM: lists(team, count).cast(pl.List(pl.UInt8)),
+        DOCUMENT: lists(batch.documents(columns, np.repeat(np.arange(batch.rows), count)), count),
+        TEAM: lists(team, count),
         PROBABILITY_A: lists(p_a, count),
     }
 
