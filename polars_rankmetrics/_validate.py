@@ -83,6 +83,13 @@ def check_k(k: object, name: str = "k") -> int:
     raise ValueError(msg)
 
 
+def check_seed(seed: object) -> None:
+    """Raise ``ValueError`` unless ``seed`` is a non-negative int (a resampling test's seed)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        msg = f"`seed` must be a non-negative int, got {seed!r}"
+        raise ValueError(msg)
+
+
 def check_choice(value: object, name: str, alias: object) -> None:
     """Raise ``ValueError`` unless ``value`` is one of the ``Literal`` alias's options."""
     allowed = get_args(alias)

@@ -15,7 +15,7 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 import polars as pl
 
-from polars_rankmetrics._validate import check_choice
+from polars_rankmetrics._validate import check_choice, check_seed
 from polars_rankmetrics.comparisons.significance import (
     Correction,
     FloatArray,
@@ -363,9 +363,7 @@ def compare(
     check_choice(ci, "ci", Interval)
     check_correction(correction)
     check_n_resamples(n_resamples)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        msg = f"`seed` must be a non-negative int, got {seed!r}"
-        raise ValueError(msg)
+    check_seed(seed)
     alpha = _check_alpha(alpha)
     frame, systems = prepare(per_query, baseline=baseline, system=system, query=query)
     metric_names = _metric_columns(frame, metrics, system, query)

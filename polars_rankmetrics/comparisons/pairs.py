@@ -15,7 +15,7 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 import polars as pl
 
-from polars_rankmetrics._validate import check_choice
+from polars_rankmetrics._validate import check_choice, check_seed
 from polars_rankmetrics.comparisons.comparison import Missing, _check_alpha
 from polars_rankmetrics.comparisons.corrections import Method, check_method, correct
 from polars_rankmetrics.comparisons.grid import grid
@@ -342,9 +342,7 @@ def compare_pairs(
         raise ValueError(msg)
     check_family_correction(test, correction)
     n_resamples = check_n_resamples(n_resamples)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        msg = f"`seed` must be a non-negative int, got {seed!r}"
-        raise ValueError(msg)
+    check_seed(seed)
     alpha = _check_alpha(alpha)
     aligned = grid(
         per_query,

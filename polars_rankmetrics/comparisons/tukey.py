@@ -31,7 +31,7 @@ from typing import TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from polars_rankmetrics._validate import check_k
+from polars_rankmetrics._validate import check_k, check_seed
 from polars_rankmetrics.comparisons.anova import error_is_zero, residual_mean_square
 
 FloatArray: TypeAlias = npt.NDArray[np.float64]
@@ -235,9 +235,7 @@ def randomised_tukey_hsd(
            [0.1667, 0.6667, 1.    ]])
     """
     n_trials = check_k(n_trials, "n_trials")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        msg = f"`seed` must be a non-negative int, got {seed!r}"
-        raise ValueError(msg)
+    check_seed(seed)
     if n_threads is not None and (
         isinstance(n_threads, bool) or not isinstance(n_threads, int) or n_threads < 1
     ):

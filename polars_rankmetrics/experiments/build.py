@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from polars_rankmetrics._validate import check_choice, check_k
+from polars_rankmetrics._validate import check_choice, check_k, check_seed
 from polars_rankmetrics.comparisons.comparison import Interval, Missing, _check_alpha, align
 from polars_rankmetrics.comparisons.corrections import check_method
 from polars_rankmetrics.comparisons.pairs import (
@@ -93,9 +93,7 @@ def check_options(
     check_choice(ci, "ci", Interval)
     if depth is not None:
         check_k(depth, "depth")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        msg = f"`seed` must be a non-negative int, got {seed!r}"
-        raise ValueError(msg)
+    check_seed(seed)
     if isinstance(relevance_level, bool) or not isinstance(relevance_level, int):
         msg = f"`relevance_level` must be an int >= 0, got {relevance_level!r}"
         raise ValueError(msg)
